@@ -1,0 +1,1 @@
+//! PlaneZip engine model.
