@@ -1,1 +1,24 @@
-//! PlaneZip engine model.
+//! PlaneZip engine model: the golden codec and (later) the synthesizable lanes beside it.
+//!
+//! * [`golden`] is the **executable specification** of `docs/FORMAT.md`: the four block codes
+//!   (ZVC, DBX, BX, ZBX) plus raw, the per-block choice with its 3-bit tag, the 4 KB chunk stream,
+//!   a bit-exact encoder and decoder, and a fast [`golden::size`] model that counts bits without
+//!   writing them. Every other part of the project (HDL lanes, harness, planner ratios) checks
+//!   against it.
+//! * [`container`] is the file format of `sim-harness compress`: a safetensors file whose tensor
+//!   bytes are replaced by PlaneZip chunk streams.
+//!
+//! Typical use:
+//! ```
+//! use engine::golden::{SymbolWidth, encode_stream, decode_stream};
+//! let tensor: Vec<u8> = (0..1000u32).flat_map(|i| (i as f32 * 0.5).to_le_bytes()).collect();
+//! let stream = encode_stream(&tensor, SymbolWidth::W32);
+//! assert!(stream.len() < tensor.len());
+//! assert_eq!(decode_stream(&stream, tensor.len(), SymbolWidth::W32).unwrap(), tensor);
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod container;
+pub mod golden;
+pub mod synth;
