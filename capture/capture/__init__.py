@@ -1,0 +1,1 @@
+"""PlaneZip capture tool: saved activations and ATen operator traces of PyTorch training (see README.md)."""
