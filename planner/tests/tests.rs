@@ -1,0 +1,5 @@
+//! The planner's integration tests, one module per concern.
+
+mod common;
+mod schedules;
+mod trace_load;
