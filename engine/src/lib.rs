@@ -21,4 +21,5 @@
 
 pub mod container;
 pub mod golden;
+pub mod hw;
 pub mod synth;

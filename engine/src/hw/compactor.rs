@@ -1,0 +1,204 @@
+//! ZBX's compaction network: moves the `n` nonzero symbols of a block to the front, in order,
+//! and produces the nonzero mask that ZVC and ZBX put first (FORMAT.md §4.1, §4.4).
+//!
+//! Symbol `i` moves down by `z[i]`, the number of zero symbols before it. The shift is applied in
+//! six stages of 1, 2, 4, …, 32 slots, least significant bit first; that order never lets two
+//! nonzero symbols meet (for `i < k`, `z[k] − z[i] < k − i` at every stage), so each stage is one
+//! 2:1 OR-mux per slot: 6 × 64 muxes of 32 bits instead of a 64 × 64 crossbar.
+
+use rust_hdl::prelude::*;
+
+/// Symbol slots of a block (64 for 16-bit symbols; 32-bit blocks use the first 32).
+pub const SLOTS: usize = 64;
+
+/// Combinational compaction network with the nonzero mask and count.
+#[derive(LogicBlock)]
+pub struct Compactor {
+    /// Symbols of the block in order (unused slots zero).
+    pub sym: [Signal<In, Bits<32>>; SLOTS],
+    /// The nonzero symbols moved to the front, in order; the other slots zero.
+    pub packed: [Signal<Out, Bits<32>>; SLOTS],
+    /// Nonzero mask of symbols 0–31, symbol 0 in bit 31 (FORMAT.md bit order, first symbol first).
+    pub mask_hi: Signal<Out, Bits<32>>,
+    /// Nonzero mask of symbols 32–63, symbol 32 in bit 31.
+    pub mask_lo: Signal<Out, Bits<32>>,
+    /// Number of nonzero symbols `n`.
+    pub nonzero: Signal<Out, Bits<7>>,
+    zeros_before: Signal<Local, Bits<7>>,
+    shift0: [Signal<Local, Bits<6>>; SLOTS],
+    shift1: [Signal<Local, Bits<6>>; SLOTS],
+    shift2: [Signal<Local, Bits<6>>; SLOTS],
+    shift3: [Signal<Local, Bits<6>>; SLOTS],
+    shift4: [Signal<Local, Bits<6>>; SLOTS],
+    shift5: [Signal<Local, Bits<6>>; SLOTS],
+    stage1: [Signal<Local, Bits<32>>; SLOTS],
+    stage2: [Signal<Local, Bits<32>>; SLOTS],
+    stage3: [Signal<Local, Bits<32>>; SLOTS],
+    stage4: [Signal<Local, Bits<32>>; SLOTS],
+    stage5: [Signal<Local, Bits<32>>; SLOTS],
+}
+
+impl Default for Compactor {
+    fn default() -> Self {
+        fn arr<T: Default>() -> [T; SLOTS] {
+            std::array::from_fn(|_| T::default())
+        }
+        Self {
+            sym: arr(),
+            packed: arr(),
+            mask_hi: Default::default(),
+            mask_lo: Default::default(),
+            nonzero: Default::default(),
+            zeros_before: Default::default(),
+            shift0: arr(),
+            shift1: arr(),
+            shift2: arr(),
+            shift3: arr(),
+            shift4: arr(),
+            shift5: arr(),
+            stage1: arr(),
+            stage2: arr(),
+            stage3: arr(),
+            stage4: arr(),
+            stage5: arr(),
+        }
+    }
+}
+
+impl Logic for Compactor {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Mask, count and the shift of every nonzero symbol (zero symbols do not move).
+        self.zeros_before.next = bits::<7>(0);
+        self.mask_hi.next = bits::<32>(0);
+        self.mask_lo.next = bits::<32>(0);
+        for i in 0..64 {
+            self.shift0[i].next = bits::<6>(0);
+            if self.sym[i].val().any() {
+                self.shift0[i].next = bit_cast::<6, 7>(self.zeros_before.val());
+            } else {
+                self.zeros_before.next = self.zeros_before.val() + 1;
+            }
+        }
+        for i in 0..32 {
+            self.mask_hi.next = self.mask_hi.val().replace_bit(31 - i, self.sym[i].val().any());
+            self.mask_lo.next = self.mask_lo.val().replace_bit(31 - i, self.sym[i + 32].val().any());
+        }
+        self.nonzero.next = bits::<7>(64) - self.zeros_before.val();
+
+        // Stage s moves a symbol down by 2^s slots when bit s of its shift is set.
+        for i in 0..63 {
+            self.stage1[i].next = bits::<32>(0);
+            self.shift1[i].next = bits::<6>(0);
+            if self.shift0[i + 1].val().get_bit(0) {
+                self.stage1[i].next = self.sym[i + 1].val();
+                self.shift1[i].next = self.shift0[i + 1].val();
+            }
+            if !self.shift0[i].val().get_bit(0) {
+                self.stage1[i].next = self.stage1[i].val() | self.sym[i].val();
+                self.shift1[i].next = self.shift1[i].val() | self.shift0[i].val();
+            }
+        }
+        self.stage1[63].next = bits::<32>(0);
+        self.shift1[63].next = bits::<6>(0);
+        if !self.shift0[63].val().get_bit(0) {
+            self.stage1[63].next = self.sym[63].val();
+            self.shift1[63].next = self.shift0[63].val();
+        }
+        for i in 0..62 {
+            self.stage2[i].next = bits::<32>(0);
+            self.shift2[i].next = bits::<6>(0);
+            if self.shift1[i + 2].val().get_bit(1) {
+                self.stage2[i].next = self.stage1[i + 2].val();
+                self.shift2[i].next = self.shift1[i + 2].val();
+            }
+            if !self.shift1[i].val().get_bit(1) {
+                self.stage2[i].next = self.stage2[i].val() | self.stage1[i].val();
+                self.shift2[i].next = self.shift2[i].val() | self.shift1[i].val();
+            }
+        }
+        for i in 62..64 {
+            self.stage2[i].next = bits::<32>(0);
+            self.shift2[i].next = bits::<6>(0);
+            if !self.shift1[i].val().get_bit(1) {
+                self.stage2[i].next = self.stage1[i].val();
+                self.shift2[i].next = self.shift1[i].val();
+            }
+        }
+        for i in 0..60 {
+            self.stage3[i].next = bits::<32>(0);
+            self.shift3[i].next = bits::<6>(0);
+            if self.shift2[i + 4].val().get_bit(2) {
+                self.stage3[i].next = self.stage2[i + 4].val();
+                self.shift3[i].next = self.shift2[i + 4].val();
+            }
+            if !self.shift2[i].val().get_bit(2) {
+                self.stage3[i].next = self.stage3[i].val() | self.stage2[i].val();
+                self.shift3[i].next = self.shift3[i].val() | self.shift2[i].val();
+            }
+        }
+        for i in 60..64 {
+            self.stage3[i].next = bits::<32>(0);
+            self.shift3[i].next = bits::<6>(0);
+            if !self.shift2[i].val().get_bit(2) {
+                self.stage3[i].next = self.stage2[i].val();
+                self.shift3[i].next = self.shift2[i].val();
+            }
+        }
+        for i in 0..56 {
+            self.stage4[i].next = bits::<32>(0);
+            self.shift4[i].next = bits::<6>(0);
+            if self.shift3[i + 8].val().get_bit(3) {
+                self.stage4[i].next = self.stage3[i + 8].val();
+                self.shift4[i].next = self.shift3[i + 8].val();
+            }
+            if !self.shift3[i].val().get_bit(3) {
+                self.stage4[i].next = self.stage4[i].val() | self.stage3[i].val();
+                self.shift4[i].next = self.shift4[i].val() | self.shift3[i].val();
+            }
+        }
+        for i in 56..64 {
+            self.stage4[i].next = bits::<32>(0);
+            self.shift4[i].next = bits::<6>(0);
+            if !self.shift3[i].val().get_bit(3) {
+                self.stage4[i].next = self.stage3[i].val();
+                self.shift4[i].next = self.shift3[i].val();
+            }
+        }
+        for i in 0..48 {
+            self.stage5[i].next = bits::<32>(0);
+            self.shift5[i].next = bits::<6>(0);
+            if self.shift4[i + 16].val().get_bit(4) {
+                self.stage5[i].next = self.stage4[i + 16].val();
+                self.shift5[i].next = self.shift4[i + 16].val();
+            }
+            if !self.shift4[i].val().get_bit(4) {
+                self.stage5[i].next = self.stage5[i].val() | self.stage4[i].val();
+                self.shift5[i].next = self.shift5[i].val() | self.shift4[i].val();
+            }
+        }
+        for i in 48..64 {
+            self.stage5[i].next = bits::<32>(0);
+            self.shift5[i].next = bits::<6>(0);
+            if !self.shift4[i].val().get_bit(4) {
+                self.stage5[i].next = self.stage4[i].val();
+                self.shift5[i].next = self.shift4[i].val();
+            }
+        }
+        for i in 0..32 {
+            self.packed[i].next = bits::<32>(0);
+            if self.shift5[i + 32].val().get_bit(5) {
+                self.packed[i].next = self.stage5[i + 32].val();
+            }
+            if !self.shift5[i].val().get_bit(5) {
+                self.packed[i].next = self.packed[i].val() | self.stage5[i].val();
+            }
+        }
+        for i in 32..64 {
+            self.packed[i].next = bits::<32>(0);
+            if !self.shift5[i].val().get_bit(5) {
+                self.packed[i].next = self.stage5[i].val();
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! Synthesizable hardware of the engine, written in `rust-hdl` 0.46 beside the golden codec it
+//! must match bit for bit.
+//!
+//! * [`compressor_lane::CompressorLane`]: 32-byte beats in, one encoded 128-byte block out every
+//!   4 cycles (ZVC, DBX, BX, ZBX sized in parallel, smallest or raw chosen, bits emitted).
+//! * [`compactor::Compactor`] and [`plane_stats::PlaneStats`]: its compaction network and the
+//!   per-code plane classifier/size counter.
+//! * [`lane_driver::LaneSim`]: cycle-by-cycle driver of the rust-hdl simulation (beats in,
+//!   encodings out, cycle counts, optional VCD trace).
+//! * [`compressor_lane_verilog`]: the lane as Verilog with the top module named
+//!   [`LANE_MODULE`], for `rtl-gen`, lint and simulator cross-checks.
+//!
+//! Microarchitecture, latency and cost drivers: `docs/HARDWARE.md`.
+
+pub mod compactor;
+pub mod compressor_lane;
+pub mod lane_driver;
+pub mod plane_stats;
+
+pub use compressor_lane::CompressorLane;
+pub use lane_driver::{LaneBlock, LaneSim};
+
+use rust_hdl::prelude::generate_verilog;
+
+/// Name of the exported lane's top module (rust-hdl names every top `top`; all of the lane's
+/// modules get this prefix instead, so several exported blocks can share one netlist).
+pub const LANE_MODULE: &str = "pz_compressor_lane";
+
+/// The compressor lane as Verilog, top module [`LANE_MODULE`], sub-modules prefixed with it.
+pub fn compressor_lane_verilog() -> String {
+    let mut lane = CompressorLane::default();
+    lane.connect_all();
+    rename_top(&generate_verilog(&lane), LANE_MODULE)
+}
+
+/// Replaces rust-hdl's `top` module-name prefix with `name` in every module declaration and
+/// instantiation (rust-hdl names sub-modules `top$…`).
+fn rename_top(verilog: &str, name: &str) -> String {
+    verilog
+        .lines()
+        .map(|line| {
+            let trimmed = line.trim_start();
+            let indent = &line[..line.len() - trimmed.len()];
+            if let Some(rest) = trimmed.strip_prefix("module top") {
+                format!("{indent}module {name}{rest}")
+            } else if let Some(rest) = trimmed.strip_prefix("top$") {
+                format!("{indent}{name}${rest}")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+use rust_hdl::prelude::Block;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_names_the_top_module_and_passes_yosys_when_present() {
+        let v = compressor_lane_verilog();
+        assert!(v.contains(&format!("module {LANE_MODULE}(")), "top module not renamed");
+        assert!(!v.contains("module top"), "a module kept rust-hdl's `top` name");
+    }
+}

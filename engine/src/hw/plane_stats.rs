@@ -1,0 +1,291 @@
+//! Plane statistics of one value sequence: the pattern logic every plane code (DBX, BX, ZBX)
+//! needs to classify its bit-planes and count its exact size, without transposing
+//! (the bit-parallel form of [`crate::golden::size`]).
+//!
+//! For values `x[m]`, the XORed plane `j` is bit `j` of `y[m] = x[m] ^ (x[m] >> 1)`. One pass of
+//! OR / AND / saturating count (≥ 1, ≥ 2, ≥ 3) / adjacent-pair over the `y[m]` classifies all planes
+//! at once (FORMAT.md §5). Planes 0–31 travel in 32-bit words (bit `j` = plane `j`); plane 32,
+//! which only DBX of 32-bit symbols has (the borrow plane), travels in separate `*_top` bits.
+
+use rust_hdl::prelude::*;
+
+/// Values a plane sequence can hold: N = 64 for 16-bit symbols.
+pub const MAX_VALUES: usize = 64;
+
+/// Combinational plane classifier and size counter for one code.
+#[derive(LogicBlock)]
+pub struct PlaneStats {
+    /// Pre-XOR values `x[m]`, planes 0–31; values at `m ≥ count` must be zero.
+    pub x: [Signal<In, Bits<32>>; MAX_VALUES],
+    /// Plane 32 of `x[m]` (the DBX borrow of 32-bit symbols; zero otherwise).
+    pub x_top: [Signal<In, Bit>; MAX_VALUES],
+    /// `valid[m]` ⇔ `m < count`: which values take part in the all-ones test.
+    pub valid: [Signal<In, Bit>; MAX_VALUES],
+    /// Plane length `L` in bits: the number of values (0–64).
+    pub count: Signal<In, Bits<7>>,
+    /// 32-bit symbols: 32 (BX/ZBX) or 33 (DBX) planes, else 16 or 17.
+    pub wide: Signal<In, Bit>,
+    /// One plane more than the symbol width (DBX's delta borrow plane).
+    pub extra: Signal<In, Bit>,
+    /// XORed values `y[m]`, planes 0–31 (bit `j` of `y[m]` is bit `m` of XORed plane `j`).
+    pub y: [Signal<Out, Bits<32>>; MAX_VALUES],
+    /// Plane 32 of `y[m]`.
+    pub y_top: [Signal<Out, Bit>; MAX_VALUES],
+    /// Planes coded as a single zero plane (`001`), bit `j` = plane `j`.
+    pub single_zero: Signal<Out, Bits<32>>,
+    /// Plane 32 of [`Self::single_zero`].
+    pub single_zero_top: Signal<Out, Bit>,
+    /// Topmost plane of a run of ≥ 2 zero planes (`01` + run length); the rest of the run is empty.
+    pub run_start: Signal<Out, Bits<32>>,
+    /// Plane 32 of [`Self::run_start`].
+    pub run_start_top: Signal<Out, Bit>,
+    /// Every zero plane (run members included).
+    pub zero: Signal<Out, Bits<32>>,
+    /// Plane 32 of [`Self::zero`].
+    pub zero_top: Signal<Out, Bit>,
+    /// All-ones XORed planes (`00000`).
+    pub all_ones: Signal<Out, Bits<32>>,
+    /// Plane 32 of [`Self::all_ones`].
+    pub all_ones_top: Signal<Out, Bit>,
+    /// Nonzero XORed plane whose pre-XOR plane is zero (`00001`).
+    pub dbp_zero: Signal<Out, Bits<32>>,
+    /// Plane 32 of [`Self::dbp_zero`].
+    pub dbp_zero_top: Signal<Out, Bit>,
+    /// Two adjacent ones (`00010` + position).
+    pub two_ones: Signal<Out, Bits<32>>,
+    /// Plane 32 of [`Self::two_ones`].
+    pub two_ones_top: Signal<Out, Bit>,
+    /// A single one (`00011` + position).
+    pub one_one: Signal<Out, Bits<32>>,
+    /// Plane 32 of [`Self::one_one`].
+    pub one_one_top: Signal<Out, Bit>,
+    /// Verbatim planes (`1` + the L plane bits).
+    pub verbatim: Signal<Out, Bits<32>>,
+    /// Plane 32 of [`Self::verbatim`].
+    pub verbatim_top: Signal<Out, Bit>,
+    /// Width of the position field, ⌈log2 L⌉ bits.
+    pub pos_field_bits: Signal<Out, Bits<3>>,
+    /// Bits of all prefix-coded planes (the code's size without its header).
+    pub plane_bits: Signal<Out, Bits<11>>,
+    or_x: Signal<Local, Bits<32>>,
+    seen1: Signal<Local, Bits<32>>,
+    seen2: Signal<Local, Bits<32>>,
+    seen3: Signal<Local, Bits<32>>,
+    and_y: Signal<Local, Bits<32>>,
+    adjacent: Signal<Local, Bits<32>>,
+    prev_y: Signal<Local, Bits<32>>,
+    or_x_top: Signal<Local, Bit>,
+    seen1_top: Signal<Local, Bit>,
+    seen2_top: Signal<Local, Bit>,
+    seen3_top: Signal<Local, Bit>,
+    and_y_top: Signal<Local, Bit>,
+    adjacent_top: Signal<Local, Bit>,
+    prev_y_top: Signal<Local, Bit>,
+    plane_valid: Signal<Local, Bits<32>>,
+    plane_valid_top: Signal<Local, Bit>,
+    rest: Signal<Local, Bits<32>>,
+    rest_top: Signal<Local, Bit>,
+    zero_above: Signal<Local, Bits<32>>,
+    zero_below: Signal<Local, Bits<32>>,
+    run_cost: Signal<Local, Bits<11>>,
+    pos_cost: Signal<Local, Bits<11>>,
+    verbatim_cost: Signal<Local, Bits<11>>,
+    total: Signal<Local, Bits<11>>,
+}
+
+impl Default for PlaneStats {
+    fn default() -> Self {
+        Self {
+            x: std::array::from_fn(|_| Default::default()),
+            x_top: std::array::from_fn(|_| Default::default()),
+            valid: std::array::from_fn(|_| Default::default()),
+            count: Default::default(),
+            wide: Default::default(),
+            extra: Default::default(),
+            y: std::array::from_fn(|_| Default::default()),
+            y_top: std::array::from_fn(|_| Default::default()),
+            single_zero: Default::default(),
+            single_zero_top: Default::default(),
+            run_start: Default::default(),
+            run_start_top: Default::default(),
+            zero: Default::default(),
+            zero_top: Default::default(),
+            all_ones: Default::default(),
+            all_ones_top: Default::default(),
+            dbp_zero: Default::default(),
+            dbp_zero_top: Default::default(),
+            two_ones: Default::default(),
+            two_ones_top: Default::default(),
+            one_one: Default::default(),
+            one_one_top: Default::default(),
+            verbatim: Default::default(),
+            verbatim_top: Default::default(),
+            pos_field_bits: Default::default(),
+            plane_bits: Default::default(),
+            or_x: Default::default(),
+            seen1: Default::default(),
+            seen2: Default::default(),
+            seen3: Default::default(),
+            and_y: Default::default(),
+            adjacent: Default::default(),
+            prev_y: Default::default(),
+            or_x_top: Default::default(),
+            seen1_top: Default::default(),
+            seen2_top: Default::default(),
+            seen3_top: Default::default(),
+            and_y_top: Default::default(),
+            adjacent_top: Default::default(),
+            prev_y_top: Default::default(),
+            plane_valid: Default::default(),
+            plane_valid_top: Default::default(),
+            rest: Default::default(),
+            rest_top: Default::default(),
+            zero_above: Default::default(),
+            zero_below: Default::default(),
+            run_cost: Default::default(),
+            pos_cost: Default::default(),
+            verbatim_cost: Default::default(),
+            total: Default::default(),
+        }
+    }
+}
+
+impl Logic for PlaneStats {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // One pass over the values: OR of x, saturating counts of y, AND of valid y, adjacent pairs.
+        self.or_x.next = bits::<32>(0);
+        self.seen1.next = bits::<32>(0);
+        self.seen2.next = bits::<32>(0);
+        self.seen3.next = bits::<32>(0);
+        self.and_y.next = bits::<32>(0xFFFF_FFFF_u64);
+        self.adjacent.next = bits::<32>(0);
+        self.prev_y.next = bits::<32>(0);
+        self.or_x_top.next = false;
+        self.seen1_top.next = false;
+        self.seen2_top.next = false;
+        self.seen3_top.next = false;
+        self.and_y_top.next = true;
+        self.adjacent_top.next = false;
+        self.prev_y_top.next = false;
+        for m in 0..64 {
+            self.y[m].next = (self.x[m].val() ^ (self.x[m].val() >> 1))
+                .replace_bit(31, self.x[m].val().get_bit(31) ^ self.x_top[m].val());
+            self.y_top[m].next = self.x_top[m].val();
+            self.or_x.next = self.or_x.val() | self.x[m].val();
+            self.seen3.next = self.seen3.val() | (self.seen2.val() & self.y[m].val());
+            self.seen2.next = self.seen2.val() | (self.seen1.val() & self.y[m].val());
+            self.seen1.next = self.seen1.val() | self.y[m].val();
+            self.adjacent.next = self.adjacent.val() | (self.prev_y.val() & self.y[m].val());
+            self.prev_y.next = self.y[m].val();
+            self.or_x_top.next = self.or_x_top.val() | self.x_top[m].val();
+            self.seen3_top.next = self.seen3_top.val() | (self.seen2_top.val() & self.x_top[m].val());
+            self.seen2_top.next = self.seen2_top.val() | (self.seen1_top.val() & self.x_top[m].val());
+            self.seen1_top.next = self.seen1_top.val() | self.x_top[m].val();
+            self.adjacent_top.next = self.adjacent_top.val() | (self.prev_y_top.val() & self.x_top[m].val());
+            self.prev_y_top.next = self.x_top[m].val();
+            if self.valid[m].val() {
+                self.and_y.next = self.and_y.val() & self.y[m].val();
+                self.and_y_top.next = self.and_y_top.val() & self.x_top[m].val();
+            }
+        }
+
+        // Which planes exist: 16 or 32 low planes, plus plane 16 or 32 for DBX.
+        self.plane_valid.next = bits::<32>(0xFFFF);
+        if self.extra.val() {
+            self.plane_valid.next = bits::<32>(0x1FFFF);
+        }
+        if self.wide.val() {
+            self.plane_valid.next = bits::<32>(0xFFFF_FFFF_u64);
+        }
+        self.plane_valid_top.next = self.wide.val() & self.extra.val();
+
+        // Classification, in the priority order of the prefix code.
+        self.zero.next = !self.seen1.val() & self.plane_valid.val();
+        self.zero_top.next = !self.seen1_top.val() & self.plane_valid_top.val();
+        self.all_ones.next = self.seen1.val() & self.and_y.val();
+        self.all_ones_top.next = self.seen1_top.val() & self.and_y_top.val();
+        self.dbp_zero.next = self.seen1.val() & !self.all_ones.val() & !self.or_x.val();
+        self.dbp_zero_top.next = self.seen1_top.val() & !self.all_ones_top.val() & !self.or_x_top.val();
+        self.rest.next = self.seen1.val() & !self.all_ones.val() & !self.dbp_zero.val();
+        self.rest_top.next = self.seen1_top.val() & !self.all_ones_top.val() & !self.dbp_zero_top.val();
+        self.one_one.next = self.rest.val() & !self.seen2.val();
+        self.one_one_top.next = self.rest_top.val() & !self.seen2_top.val();
+        self.two_ones.next = self.rest.val() & self.seen2.val() & !self.seen3.val() & self.adjacent.val();
+        self.two_ones_top.next =
+            self.rest_top.val() & self.seen2_top.val() & !self.seen3_top.val() & self.adjacent_top.val();
+        self.verbatim.next = self.rest.val() & !self.one_one.val() & !self.two_ones.val();
+        self.verbatim_top.next = self.rest_top.val() & !self.one_one_top.val() & !self.two_ones_top.val();
+
+        // Zero runs: a run's top plane carries its code; a lone zero plane is a single.
+        self.zero_above.next = (self.zero.val() >> 1).replace_bit(31, self.zero_top.val());
+        self.zero_below.next = self.zero.val() << 1;
+        self.run_start.next = self.zero.val() & !self.zero_above.val() & self.zero_below.val();
+        self.single_zero.next = self.zero.val() & !self.zero_above.val() & !self.zero_below.val();
+        self.run_start_top.next = self.zero_top.val() & self.zero.val().get_bit(31);
+        self.single_zero_top.next = self.zero_top.val() & !self.zero.val().get_bit(31);
+
+        // Field widths: run length ⌈log2(P−1)⌉ = 5 or 4 bits; position ⌈log2 L⌉.
+        self.run_cost.next = bits::<11>(6);
+        if self.wide.val() {
+            self.run_cost.next = bits::<11>(7);
+        }
+        self.pos_field_bits.next = bits::<3>(0);
+        if self.count.val() >= 2 {
+            self.pos_field_bits.next = bits::<3>(1);
+        }
+        if self.count.val() >= 3 {
+            self.pos_field_bits.next = bits::<3>(2);
+        }
+        if self.count.val() >= 5 {
+            self.pos_field_bits.next = bits::<3>(3);
+        }
+        if self.count.val() >= 9 {
+            self.pos_field_bits.next = bits::<3>(4);
+        }
+        if self.count.val() >= 17 {
+            self.pos_field_bits.next = bits::<3>(5);
+        }
+        if self.count.val() >= 33 {
+            self.pos_field_bits.next = bits::<3>(6);
+        }
+        self.pos_cost.next = bits::<11>(5) + bit_cast::<11, 3>(self.pos_field_bits.val());
+        self.verbatim_cost.next = bits::<11>(1) + bit_cast::<11, 7>(self.count.val());
+
+        // Sum of the per-plane code lengths.
+        self.total.next = bits::<11>(0);
+        for j in 0..32 {
+            if self.single_zero.val().get_bit(j) {
+                self.total.next = self.total.val() + 3;
+            }
+            if self.run_start.val().get_bit(j) {
+                self.total.next = self.total.val() + self.run_cost.val();
+            }
+            if self.all_ones.val().get_bit(j) | self.dbp_zero.val().get_bit(j) {
+                self.total.next = self.total.val() + 5;
+            }
+            if self.two_ones.val().get_bit(j) | self.one_one.val().get_bit(j) {
+                self.total.next = self.total.val() + self.pos_cost.val();
+            }
+            if self.verbatim.val().get_bit(j) {
+                self.total.next = self.total.val() + self.verbatim_cost.val();
+            }
+        }
+        if self.single_zero_top.val() {
+            self.total.next = self.total.val() + 3;
+        }
+        if self.run_start_top.val() {
+            self.total.next = self.total.val() + self.run_cost.val();
+        }
+        if self.all_ones_top.val() | self.dbp_zero_top.val() {
+            self.total.next = self.total.val() + 5;
+        }
+        if self.two_ones_top.val() | self.one_one_top.val() {
+            self.total.next = self.total.val() + self.pos_cost.val();
+        }
+        if self.verbatim_top.val() {
+            self.total.next = self.total.val() + self.verbatim_cost.val();
+        }
+        self.plane_bits.next = self.total.val();
+    }
+}
