@@ -51,8 +51,8 @@ def take_chunks(t: torch.Tensor, offsets: list[int]) -> torch.Tensor:
 def allocate(saved: list[dict], budget_bytes: int) -> dict[str, int]:
     """Chunks per saved activation (by signature) for one iteration: byte-proportional, >= 1."""
     total = sum(t["bytes"] for t in saved) or 1
-    budget_chunks = budget_bytes // CHUNK_BYTES
-    return {signature(t["producer"]): max(1, budget_chunks * t["bytes"] // total) for t in saved}
+    spare = max(0, budget_bytes // CHUNK_BYTES - len(saved))  # after the one chunk each
+    return {signature(t["producer"]): 1 + spare * t["bytes"] // total for t in saved}
 
 
 def sample_model(dump: Path, out: Path, budget_bytes: int) -> dict:
