@@ -4,6 +4,10 @@
 
 pub mod plan;
 pub mod platform;
+pub mod predictor;
+pub mod ratios;
 pub mod sim;
 pub mod trace;
 pub mod workload;
+pub mod policy;
+pub mod synth;

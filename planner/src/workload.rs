@@ -40,6 +40,8 @@ pub struct TensorInfo {
     pub last_access_op: usize,
     /// Last forward op that reads or writes it (start of its idle window).
     pub last_forward_access: Option<usize>,
+    /// Last forward op that writes it (a swap-out may be queued after it).
+    pub last_forward_write: Option<usize>,
     /// First backward op that reads it (end of its idle window).
     pub first_backward_use: Option<usize>,
     /// The plan may swap or drop it: a saved activation produced in the
@@ -59,6 +61,8 @@ pub struct Workload {
     pub tensors: Vec<TensorInfo>,
     /// Indices of the plan candidates, in production order.
     pub candidates: Vec<TensorIdx>,
+    /// For each tensor, the candidates whose producer reads it (their replay may need it).
+    pub replay_dependents: Vec<Vec<TensorIdx>>,
     /// Start time of each op with unlimited memory, in ns (length `ops + 1`:
     /// the last entry is the end of the iteration).
     pub op_start_ns: Vec<f64>,
@@ -92,6 +96,7 @@ impl Workload {
                 alloc_op: None,
                 last_access_op: 0,
                 last_forward_access: None,
+                last_forward_write: None,
                 first_backward_use: t.first_backward_use,
                 candidate: false,
             })
@@ -131,6 +136,9 @@ impl Workload {
                 if t.alloc_op.is_none() && t.producer.is_some() {
                     t.alloc_op = Some(op.id);
                 }
+                if op.phase == Phase::Forward {
+                    t.last_forward_write = Some(op.id);
+                }
             }
             ops.push(OpInfo {
                 phase: op.phase,
@@ -153,6 +161,14 @@ impl Workload {
         let mut candidates: Vec<TensorIdx> = (0..tensors.len()).filter(|&i| tensors[i].candidate).collect();
         candidates.sort_by_key(|&i| (tensors[i].alloc_op, i));
 
+        let mut replay_dependents = vec![Vec::new(); tensors.len()];
+        for &d in &candidates {
+            if let Some(p) = tensors[d].producer {
+                for &u in &ops[p].counted_inputs {
+                    replay_dependents[u].push(d);
+                }
+            }
+        }
         let mut op_start_ns = Vec::with_capacity(n_ops + 1);
         let (mut now, mut forward_ns, mut backward_ns) = (0.0, 0.0, 0.0);
         for op in &ops {
@@ -194,6 +210,7 @@ impl Workload {
             ops,
             tensors,
             candidates,
+            replay_dependents,
             op_start_ns,
             forward_ns,
             backward_ns,
@@ -217,6 +234,14 @@ impl Workload {
             (Some(lf), Some(fb)) => self.op_start_ns[fb] - self.op_start_ns[lf + 1],
             _ => 0.0,
         }
+    }
+
+    /// Index of the op running at time `time_ns` of the unlimited timeline
+    /// (the last op if `time_ns` is at or past the end).
+    pub fn op_at_ns(&self, time_ns: f64) -> usize {
+        let n = self.ops.len();
+        // First op whose end is at or after time_ns.
+        self.op_start_ns[1..].partition_point(|&end| end < time_ns).min(n.saturating_sub(1))
     }
 
     /// The budget in bytes for a fraction of the unlimited peak.

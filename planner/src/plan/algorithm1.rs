@@ -1,0 +1,158 @@
+//! Algorithm 1 of the paper: one candidate plan for a budget.
+
+use super::estimate::{Estimate, peak};
+use super::{Plan, PlanError};
+use crate::workload::{TensorIdx, Workload};
+
+/// Stage-one ranking ρ(t) (Algorithm 1, "Require").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ranking {
+    /// C_r(t) / x_t: recomputation a swap avoids per second of copy time.
+    RecomputePerCopy,
+    /// m_t / x_t: memory a swap frees per second of copy time.
+    BytesPerCopy,
+    /// C_r(t) / m_t: recomputation saved per byte.
+    RecomputePerByte,
+}
+
+impl Ranking {
+    /// All three rankings of the portfolio.
+    pub const ALL: [Ranking; 3] = [Ranking::RecomputePerCopy, Ranking::BytesPerCopy, Ranking::RecomputePerByte];
+
+    /// Short name for labels (`cr/x`, `m/x`, `cr/m`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Ranking::RecomputePerCopy => "cr/x",
+            Ranking::BytesPerCopy => "m/x",
+            Ranking::RecomputePerByte => "cr/m",
+        }
+    }
+}
+
+/// Runs Algorithm 1 with copy times from `plan_wire` (line 2: x_t of Eq. 2),
+/// stage-one budget `eta · min(T_fwd, T_bwd)` (line 1) and `ranking`, for a
+/// memory target of `target_bytes`. `eta = 0` gives the recomputation-only plan.
+pub fn algorithm1(
+    w: &Workload,
+    plan_wire: &[u64],
+    target_bytes: u64,
+    eta: f64,
+    ranking: Ranking,
+    label: &str,
+) -> Result<Plan, PlanError> {
+    let mut est = Estimate::new(w, plan_wire, label, false);
+    let target = target_bytes as i64;
+    // Line 1: copy-time budget B.
+    let copy_budget_ns = eta * w.forward_ns.min(w.backward_ns);
+    if eta > 0.0 && peak(&est.profile()).0 > target {
+        stage_one(&mut est, target, copy_budget_ns, ranking);
+    }
+    let mut profile = est.profile();
+    stage_two(&mut est, &mut profile, target)?;
+    // Line 12: prefetch each swapped tensor as early as the budget allows.
+    est.schedule_prefetches(&mut profile, target_bytes);
+    Ok(est.plan)
+}
+
+/// Lines 2-7: admit swaps in decreasing ρ until the copy time reaches B or the peak fits.
+fn stage_one(est: &mut Estimate, target: i64, copy_budget_ns: f64, ranking: Ranking) {
+    let w = est.w;
+    let setup = w.platform.copy_setup_ns();
+    let mut order: Vec<(f64, TensorIdx)> = w
+        .candidates
+        .iter()
+        .map(|&t| {
+            let m = w.tensors[t].bytes as f64;
+            let x = est.transfer_ns[t].max(f64::MIN_POSITIVE);
+            let cr = est.replay_cost(t).map_or(f64::INFINITY, |(ns, _)| ns);
+            let rho = match ranking {
+                Ranking::RecomputePerCopy => cr / x,
+                Ranking::BytesPerCopy => m / x,
+                Ranking::RecomputePerByte => cr / m.max(1.0),
+            };
+            (rho, t)
+        })
+        .collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut copy_ns = 0.0;
+    for (_, t) in order {
+        let x = est.transfer_ns[t];
+        // Line 3: within B, fits its window (both copies), both queues meet their deadlines.
+        if copy_ns + x > copy_budget_ns {
+            continue;
+        }
+        let info = &w.tensors[t];
+        let out_after = info.last_forward_write.or(info.alloc_op).unwrap_or(0);
+        let window_ns = w.op_start_ns[info.first_backward_use.unwrap_or(0)] - w.op_start_ns[out_after + 1];
+        if 2.0 * (setup + x) > window_ns {
+            continue;
+        }
+        let before = est.plan.decisions[t];
+        est.set_swap(t);
+        if !(est.schedule_swap_outs() && est.prefetches_meet_deadlines()) {
+            est.plan.decisions[t] = before;
+            est.schedule_swap_outs();
+            continue;
+        }
+        // Line 4 done; line 6: stop once the peak fits.
+        copy_ns += x;
+        if peak(&est.profile()).0 <= target {
+            break;
+        }
+    }
+}
+
+/// Lines 8-11: drop the KEEP tensor idle at the peak with the smallest
+/// C_r(t) / (m_t · idle_t) until the peak fits. C_r includes the replay of
+/// dropped inputs and is charged again for every dropped tensor whose
+/// replay would need `t`; candidates whose replay breaks the target are skipped.
+pub(crate) fn stage_two(est: &mut Estimate, profile: &mut [i64], target: i64) -> Result<(), PlanError> {
+    let w = est.w;
+    loop {
+        let (peak_bytes, at) = peak(profile);
+        if peak_bytes <= target {
+            return Ok(());
+        }
+        let mut best: Option<(f64, TensorIdx)> = None;
+        for &t in &w.candidates {
+            let info = &w.tensors[t];
+            let (lf, fb) = (info.last_forward_access.unwrap_or(0), info.first_backward_use.unwrap_or(0));
+            if est.plan.decisions[t] != super::Decision::Keep || at <= lf || at >= fb {
+                continue;
+            }
+            let Some((cr, replay_bytes)) = est.replay_cost(t) else { continue };
+            if profile[fb] + replay_bytes as i64 > target {
+                continue;
+            }
+            let dependents = dependents_needing(est, t);
+            let score = cr * (1 + dependents) as f64 / (info.bytes.max(1) as f64 * w.idle_ns(t).max(1.0));
+            if best.is_none_or(|(s, _)| score < s) {
+                best = Some((score, t));
+            }
+        }
+        let Some((_, t)) = best else {
+            return Err(PlanError::Unreachable { target_bytes: target as u64, peak_bytes: peak_bytes as u64, op: at });
+        };
+        est.plan.decisions[t] = super::Decision::Drop;
+        if let Some((from, to)) = est.absent(t) {
+            for slot in &mut profile[from..=to] {
+                *slot -= w.tensors[t].bytes as i64;
+            }
+        }
+    }
+}
+
+/// Dropped tensors whose producer reads `t` and whose first backward use
+/// falls in `t`'s idle window: dropping `t` makes each of them replay it too.
+fn dependents_needing(est: &Estimate, t: TensorIdx) -> usize {
+    let w = est.w;
+    let info = &w.tensors[t];
+    let (lf, fb) = (info.last_forward_access.unwrap_or(0), info.first_backward_use.unwrap_or(0));
+    w.replay_dependents[t]
+        .iter()
+        .filter(|&&d| {
+            let dfb = w.tensors[d].first_backward_use.unwrap_or(0);
+            est.plan.decisions[d] == super::Decision::Drop && dfb > lf && dfb < fb
+        })
+        .count()
+}

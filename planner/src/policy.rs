@@ -1,0 +1,180 @@
+//! The policies compared in the paper (§IV "Policies", Fig. 4 and Fig. 5),
+//! all run with the one simulator.
+//!
+//! | policy | paper | plan | transfers |
+//! |---|---|---|---|
+//! | [`Policy::Recomp`] | RECOMP (DTR) | Algorithm 1 stage two only | none |
+//! | [`Policy::Swap`] | SWAP (vDNN-like) | largest m_t × idle_t | raw |
+//! | [`Policy::Dte`] | DTE (MegTaiChi, Eq. 1) | Eq. 1 eviction, C_s = m_t/γ | raw |
+//! | [`Policy::DteCompressed`] | DTE + compression (Fig. 5) | Eq. 1 with C_s = x_t (Eq. 2) | compressed |
+//! | [`Policy::Bw`] | BW | 18-plan portfolio, raw sizes | raw |
+//! | [`Policy::CompressionAware`] | BW+ZVC, PlaneZip, and the 32-bit, op-type and oracle ablations | portfolio with predicted sizes | compressed |
+//! | [`Policy::CompressionUnaware`] | BW with codec, unaware plan (Fig. 5) | BW's plan | compressed |
+//!
+//! Which codec, which predictor signature and oracle or not is in the
+//! [`Compression`] input: compressed policies plan with iteration k's
+//! ratios (through the predictor) and transfer with iteration k+1's.
+
+use crate::plan::{Member, PlanError, eq1_plan, plan_and_simulate, portfolio, swap_only_plan};
+use crate::predictor::{Predictor, measured_wire_bytes, raw_wire_bytes};
+use crate::ratios::RatioTable;
+use crate::sim::SimReport;
+use crate::trace::Trace;
+use crate::workload::Workload;
+use rayon::prelude::*;
+use std::str::FromStr;
+
+/// A policy, built by name with [`Policy::from_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// `recomp`: recomputation only with DTR's heuristic.
+    Recomp,
+    /// `swap`: swapping only, vDNN-like.
+    Swap,
+    /// `dte`: MegTaiChi's Eq. 1 with raw transfer times.
+    Dte,
+    /// `dte+c`: Eq. 1 with compressed transfer times (Eq. 2).
+    DteCompressed,
+    /// `bw`: the planner without compression.
+    Bw,
+    /// `aware`: the compression-aware planner (BW+ZVC or PlaneZip by codec).
+    CompressionAware,
+    /// `unaware`: BW's plan, transfers compressed.
+    CompressionUnaware,
+}
+
+impl Policy {
+    /// Every policy.
+    pub const ALL: [Policy; 7] = [
+        Policy::Recomp,
+        Policy::Swap,
+        Policy::Dte,
+        Policy::DteCompressed,
+        Policy::Bw,
+        Policy::CompressionAware,
+        Policy::CompressionUnaware,
+    ];
+
+    /// The name [`Policy::from_str`] accepts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Recomp => "recomp",
+            Policy::Swap => "swap",
+            Policy::Dte => "dte",
+            Policy::DteCompressed => "dte+c",
+            Policy::Bw => "bw",
+            Policy::CompressionAware => "aware",
+            Policy::CompressionUnaware => "unaware",
+        }
+    }
+}
+
+/// An unknown policy name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown policy {0:?} (known: recomp, swap, dte, dte+c, bw, aware, unaware)")]
+pub struct UnknownPolicy(pub String);
+
+impl FromStr for Policy {
+    type Err = UnknownPolicy;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Policy::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| UnknownPolicy(s.to_owned()))
+    }
+}
+
+/// Compressed sizes for one codec: what the planner predicts and what the
+/// transfers really have, per tensor of a [`Workload`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compression {
+    /// Predicted wire bytes (iteration k through the predictor).
+    pub predicted_wire_bytes: Vec<u64>,
+    /// Actual wire bytes (iteration k+1).
+    pub actual_wire_bytes: Vec<u64>,
+}
+
+impl Compression {
+    /// No codec: both are the raw sizes.
+    pub fn none(w: &Workload) -> Self {
+        let raw = raw_wire_bytes(w);
+        Compression { predicted_wire_bytes: raw.clone(), actual_wire_bytes: raw }
+    }
+
+    /// The paper's protocol: `predictor` (already fed with iteration k, e.g.
+    /// by [`Predictor::profile`]) predicts; `next` (iteration k+1) is what
+    /// the transfers have.
+    pub fn predicted(trace: &Trace, w: &Workload, predictor: &Predictor, next: &RatioTable) -> Self {
+        Compression {
+            predicted_wire_bytes: predictor.wire_bytes(trace, w),
+            actual_wire_bytes: measured_wire_bytes(trace, w, next),
+        }
+    }
+
+    /// Oracle ratios: the planner sees iteration k+1's true sizes.
+    pub fn oracle(trace: &Trace, w: &Workload, next: &RatioTable) -> Self {
+        let actual = measured_wire_bytes(trace, w, next);
+        Compression { predicted_wire_bytes: actual.clone(), actual_wire_bytes: actual }
+    }
+}
+
+/// How a policy ran.
+#[derive(Debug, Clone)]
+pub struct PolicyOutcome {
+    /// The policy.
+    pub policy: Policy,
+    /// Which plan ran (portfolio member label for the planner policies).
+    pub plan_label: String,
+    /// The simulated iteration (with the actual ratios).
+    pub report: SimReport,
+    /// Re-plans with a tighter target before the plan fitted.
+    pub replans: usize,
+}
+
+/// Runs `policy` on `w` with `budget_bytes` of activation memory.
+/// `compression` is ignored by the uncompressed policies.
+pub fn run_policy(policy: Policy, w: &Workload, compression: &Compression, budget_bytes: u64) -> Result<PolicyOutcome, PlanError> {
+    let raw = raw_wire_bytes(w);
+    let planned = match policy {
+        Policy::Recomp => {
+            plan_and_simulate(w, &raw, budget_bytes, |target| Member::RecomputeOnly.build(w, &raw, target))?
+        }
+        Policy::Swap => plan_and_simulate(w, &raw, budget_bytes, |target| swap_only_plan(w, &raw, target))?,
+        Policy::Dte => plan_and_simulate(w, &raw, budget_bytes, |target| eq1_plan(w, &raw, target, false, "dte"))?,
+        Policy::DteCompressed => {
+            let predicted = &compression.predicted_wire_bytes;
+            plan_and_simulate(w, &compression.actual_wire_bytes, budget_bytes, |target| {
+                eq1_plan(w, predicted, target, false, "dte+c")
+            })?
+        }
+        Policy::Bw => portfolio(w, &raw, &raw, budget_bytes, &Member::all())?.actual,
+        Policy::CompressionAware => {
+            let c = compression;
+            portfolio(w, &c.predicted_wire_bytes, &c.actual_wire_bytes, budget_bytes, &Member::all())?.actual
+        }
+        Policy::CompressionUnaware => {
+            let chosen = portfolio(w, &raw, &raw, budget_bytes, &Member::all())?.chosen;
+            let actual = &compression.actual_wire_bytes;
+            plan_and_simulate(w, actual, budget_bytes, |target| chosen.build(w, &raw, target))?
+        }
+    };
+    Ok(PolicyOutcome { policy, plan_label: planned.plan.label, report: planned.report, replans: planned.replans })
+}
+
+/// One point of a sweep.
+#[derive(Debug, Clone, Copy)]
+pub struct SweepCase<'a> {
+    /// The model on a platform.
+    pub workload: &'a Workload,
+    /// The codec's sizes for that workload.
+    pub compression: &'a Compression,
+    /// The policy.
+    pub policy: Policy,
+    /// Budget as a fraction of the unlimited peak.
+    pub budget_fraction: f64,
+}
+
+/// Runs every case, in parallel on the rayon pool; results are in case order.
+pub fn sweep(cases: &[SweepCase<'_>]) -> Vec<Result<PolicyOutcome, PlanError>> {
+    cases
+        .par_iter()
+        .map(|c| run_policy(c.policy, c.workload, c.compression, c.workload.budget_for_fraction(c.budget_fraction)))
+        .collect()
+}
