@@ -23,3 +23,4 @@ pub mod container;
 pub mod golden;
 pub mod hw;
 pub mod synth;
+pub mod vectors;

@@ -11,6 +11,7 @@ pub mod zbx;
 pub mod zvc;
 
 use super::bits::{BitReader, BitWriter};
+use planes::{PlaneCase, classify_planes};
 use super::error::DecodeError;
 use super::size::block_sizes;
 use super::width::{BLOCK_BYTES, MAX_SYMBOLS, SymbolWidth};
@@ -116,6 +117,25 @@ fn write_payload(w: &mut BitWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidt
             }
         }
     }
+}
+
+/// How each plane of `tag`'s encoding of `block` is coded, top plane first (empty for ZVC, raw,
+/// and ZBX of an all-zero block). Used to check that test vectors cover every prefix-code case.
+pub fn plane_cases(block: &[u8; BLOCK_BYTES], width: SymbolWidth, tag: Tag) -> Vec<PlaneCase> {
+    let mut syms = [0u32; MAX_SYMBOLS];
+    width.load(block, &mut syms);
+    let syms = &syms[..width.symbols()];
+    let planes = match tag {
+        Tag::Dbx => Some(dbx::planes(syms, width)),
+        Tag::Bx => Some(bx::planes(syms, width)),
+        Tag::Zbx => zbx::planes(syms, width),
+        Tag::Zvc | Tag::Raw => None,
+    };
+    let mut cases = Vec::new();
+    if let Some((p, geo)) = planes {
+        classify_planes(&p, geo, |case, _| cases.push(case));
+    }
+    cases
 }
 
 /// Decodes one block (tag + payload) from `r`.

@@ -127,9 +127,42 @@ pub fn from_planes(planes: &[u64], width: SymbolWidth, out: &mut [u32]) {
     }
 }
 
-/// Codes planes `p[P-1] … p[0]` (pre-XOR planes, "DBP") from the top down with the prefix code of
-/// FORMAT.md §5. The coded plane is `dbx[j] = p[j] ^ p[j+1]`, with `dbx[P-1] = p[P-1]`.
-pub fn encode_planes(w: &mut BitWriter, p: &[u64], geo: PlaneGeometry) {
+/// How the prefix code codes one plane, in the order the encoder tests the cases (FORMAT.md §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlaneCase {
+    /// A run of k ≥ 2 zero XORed planes: `01` + (k − 2) in the run field.
+    ZeroRun,
+    /// A single zero XORed plane: `001`.
+    Zero,
+    /// An all-ones XORed plane: `00000`.
+    AllOnes,
+    /// XORed plane nonzero but the pre-XOR plane zero: `00001`.
+    DbpZero,
+    /// Exactly two adjacent ones: `00010` + position of the lower one.
+    TwoOnes,
+    /// Exactly one one: `00011` + its position.
+    OneOne,
+    /// Anything else: `1` + the L plane bits.
+    Verbatim,
+}
+
+impl PlaneCase {
+    /// All cases, in test order.
+    pub const ALL: [PlaneCase; 7] = [
+        PlaneCase::ZeroRun,
+        PlaneCase::Zero,
+        PlaneCase::AllOnes,
+        PlaneCase::DbpZero,
+        PlaneCase::TwoOnes,
+        PlaneCase::OneOne,
+        PlaneCase::Verbatim,
+    ];
+}
+
+/// Walks planes `p[P-1] … p[0]` (pre-XOR planes, "DBP") from the top down and reports how each is
+/// coded: `emit(case, field)` where `field` is the run length − 2, the position, or the plane.
+/// The coded plane is `dbx[j] = p[j] ^ p[j+1]`, with `dbx[P-1] = p[P-1]`.
+pub fn classify_planes(p: &[u64], geo: PlaneGeometry, mut emit: impl FnMut(PlaneCase, u64)) {
     let top = geo.planes as usize - 1;
     let dbx = |j: usize| if j == top { p[j] } else { p[j] ^ p[j + 1] };
     let ones = geo.ones();
@@ -142,30 +175,51 @@ pub fn encode_planes(w: &mut BitWriter, p: &[u64], geo: PlaneGeometry) {
                 k += 1;
             }
             if k == 1 {
-                w.put(CODE_ZERO.0, CODE_ZERO.1);
+                emit(PlaneCase::Zero, 0);
             } else {
-                w.put(CODE_RUN.0, CODE_RUN.1);
-                w.put((k - 2) as u32, geo.run_field_bits());
+                emit(PlaneCase::ZeroRun, (k - 2) as u64);
             }
             j -= k;
             continue;
         }
         if x == ones {
-            w.put(CODE_ALL_ONES.0, CODE_ALL_ONES.1);
+            emit(PlaneCase::AllOnes, 0);
         } else if p[j as usize] == 0 {
-            w.put(CODE_DBP_ZERO.0, CODE_DBP_ZERO.1);
+            emit(PlaneCase::DbpZero, 0);
         } else if x.count_ones() == 2 && x & (x >> 1) != 0 {
-            w.put(CODE_TWO_ONES.0, CODE_TWO_ONES.1);
-            w.put(x.trailing_zeros(), geo.pos_field_bits());
+            emit(PlaneCase::TwoOnes, x.trailing_zeros() as u64);
         } else if x.count_ones() == 1 {
-            w.put(CODE_ONE_ONE.0, CODE_ONE_ONE.1);
-            w.put(x.trailing_zeros(), geo.pos_field_bits());
+            emit(PlaneCase::OneOne, x.trailing_zeros() as u64);
         } else {
-            w.put(CODE_VERBATIM.0, CODE_VERBATIM.1);
-            w.put64(x, geo.plane_bits);
+            emit(PlaneCase::Verbatim, x);
         }
         j -= 1;
     }
+}
+
+/// Writes the prefix code of planes `p` (see [`classify_planes`]).
+pub fn encode_planes(w: &mut BitWriter, p: &[u64], geo: PlaneGeometry) {
+    classify_planes(p, geo, |case, field| match case {
+        PlaneCase::ZeroRun => {
+            w.put(CODE_RUN.0, CODE_RUN.1);
+            w.put(field as u32, geo.run_field_bits());
+        }
+        PlaneCase::Zero => w.put(CODE_ZERO.0, CODE_ZERO.1),
+        PlaneCase::AllOnes => w.put(CODE_ALL_ONES.0, CODE_ALL_ONES.1),
+        PlaneCase::DbpZero => w.put(CODE_DBP_ZERO.0, CODE_DBP_ZERO.1),
+        PlaneCase::TwoOnes => {
+            w.put(CODE_TWO_ONES.0, CODE_TWO_ONES.1);
+            w.put(field as u32, geo.pos_field_bits());
+        }
+        PlaneCase::OneOne => {
+            w.put(CODE_ONE_ONE.0, CODE_ONE_ONE.1);
+            w.put(field as u32, geo.pos_field_bits());
+        }
+        PlaneCase::Verbatim => {
+            w.put(CODE_VERBATIM.0, CODE_VERBATIM.1);
+            w.put64(field, geo.plane_bits);
+        }
+    });
 }
 
 /// Decodes what [`encode_planes`] wrote into the pre-XOR planes `p[0..P]`.
