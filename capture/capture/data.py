@@ -112,7 +112,12 @@ def image_batch(batch: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.T
     imgs = photos()
     labels = torch.randint(0, len(imgs), (batch,), generator=gen)
     x = torch.stack([_random_resized_crop(imgs[int(i)], gen) for i in labels]).float() / 255.0
-    return (x - _MEAN) / _STD, labels
+    return normalize(x), labels
+
+
+def normalize(x: torch.Tensor) -> torch.Tensor:
+    """ImageNet mean/std normalisation of f32 images in [0, 1], [N, 3, H, W]."""
+    return (x - _MEAN) / _STD
 
 
 def corpus_dir() -> Path:
