@@ -23,11 +23,13 @@ PAPER_TABLE_I = {
 
 def table(dumps: Path) -> str:
     """Markdown table: one row per dump directory holding metadata.json (GB = 1e9 bytes)."""
-    rows = ["| model | params | train batch | ops | saved tensors | saved GB | paper (ops / saved / GB) "
+    rows = ["| model | params | train batch | ops (excl. views) | saved tensors | saved GB | paper (ops / saved / GB) "
             "| unmatched saved bytes | ReLU zero frac. | pretrain | capture s |",
             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for d in sorted(p for p in dumps.iterdir() if (p / "metadata.json").exists()):
         m = json.loads((d / "metadata.json").read_text())
+        ops = json.loads((d / "trace-train.json").read_text())["ops"]
+        data_ops = sum(1 for o in ops if o["outputs"])
         tr = m["train"]
         batch = f"{m['train_batch']}x{m['seq_len']}" if m["seq_len"] else str(m["train_batch"])
         paper = PAPER_TABLE_I.get(m["model"])
@@ -38,7 +40,7 @@ def table(dumps: Path) -> str:
         if pre.get("val_loss"):
             pre_s += f", val {pre['val_loss'][0][1]:.2f}→{pre['val_loss'][-1][1]:.2f}"
         rows.append(
-            f"| {m['model']} | {m['params'] / 1e6:.1f}M | {batch} | {tr['ops']} | {tr['saved_tensors']} | "
+            f"| {m['model']} | {m['params'] / 1e6:.1f}M | {batch} | {tr['ops']} ({data_ops}) | {tr['saved_tensors']} | "
             f"{tr['saved_bytes'] / 1e9:.1f} | {paper_s} | {m['match']['unmatched_saved_bytes_share']:.1%} | "
             f"{relu} | {pre_s} | {m['capture_seconds']:.0f} |")
     return "\n".join(rows)

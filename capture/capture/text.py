@@ -98,7 +98,7 @@ def gpt2_workload(device: torch.device) -> Workload:
     if device.type != "meta":
         tokens, val, info = gpt2_tokens()
         extra = {"val_tokens": val, "tokenizer": info}
-    opt = torch.optim.AdamW(model.parameters(), lr=6e-4, betas=(0.9, 0.95), weight_decay=0.1)
+    opt = torch.optim.AdamW(model.parameters(), lr=6e-4, betas=(0.9, 0.95), weight_decay=0.1, foreach=True)
     return Workload(
         name="gpt2", model=model, optimizer=opt, batch_fn=_lm_batch_fn(tokens, GPT2_CONTEXT, device),
         loss_fn=_lm_loss, capture_batch=1, train_batch=8, seq_len=GPT2_CONTEXT,
@@ -121,7 +121,7 @@ def tiny_gpt_workload(device: torch.device) -> Workload:
                      attn_implementation="eager")
     with torch.device(device):
         model = GPT2LMHeadModel(cfg)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=True)
     return Workload(
         name="tiny_gpt", model=model, optimizer=opt, batch_fn=_lm_batch_fn(tokens, 32, device),
         loss_fn=_lm_loss, capture_batch=2, train_batch=4, seq_len=32, device=device,
@@ -194,7 +194,7 @@ def minilm_workload(device: torch.device) -> Workload:
         model = BertModel.from_pretrained(path, attn_implementation="eager", add_pooling_layer=False)
         tokens = minilm_tokens()
     vocab = json.loads((path / "tokenizer.json").read_text())["model"]["vocab"]
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-5, weight_decay=0.01)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-5, weight_decay=0.01, foreach=True)
     return Workload(
         name="minilm", model=model, optimizer=opt,
         batch_fn=_minilm_batch_fn(tokens, device, vocab["[CLS]"], vocab["[SEP]"]),

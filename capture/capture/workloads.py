@@ -81,7 +81,7 @@ def _image_workload(name, model, opt, device, capture_batch, train_batch, weight
 
 
 def _sgd(model: nn.Module, lr: float) -> torch.optim.Optimizer:
-    return torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, weight_decay=1e-4)
+    return torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, weight_decay=1e-4, foreach=True)
 
 
 def build(name: str, device: str | torch.device = "cpu") -> Workload:
@@ -96,7 +96,7 @@ def build(name: str, device: str | torch.device = "cpu") -> Workload:
         for m in model.modules():
             if hasattr(m, "fused_attn"):
                 m.fused_attn = False  # non-fused attention saves the softmax output, as on GPU
-        opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.05)
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.05, foreach=True)
         return _image_workload(name, model, opt, device, 8, 64,
                                "random init (timm vit_base_patch16_224), trained on the stand-in photos")
     if name == "efficientnet_lite0":
