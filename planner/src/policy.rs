@@ -122,6 +122,8 @@ pub struct PolicyOutcome {
     pub policy: Policy,
     /// Which plan ran (portfolio member label for the planner policies).
     pub plan_label: String,
+    /// The plan that ran.
+    pub plan: crate::plan::Plan,
     /// The simulated iteration (with the actual ratios).
     pub report: SimReport,
     /// Re-plans with a tighter target before the plan fitted.
@@ -155,7 +157,7 @@ pub fn run_policy(policy: Policy, w: &Workload, compression: &Compression, budge
             plan_and_simulate(w, actual, budget_bytes, |target| chosen.build(w, &raw, target))?
         }
     };
-    Ok(PolicyOutcome { policy, plan_label: planned.plan.label, report: planned.report, replans: planned.replans })
+    Ok(PolicyOutcome { policy, plan_label: planned.plan.label.clone(), plan: planned.plan, report: planned.report, replans: planned.replans })
 }
 
 /// One point of a sweep.

@@ -93,3 +93,52 @@ pub fn measured_wire_bytes(trace: &Trace, workload: &Workload, table: &RatioTabl
 pub fn raw_wire_bytes(workload: &Workload) -> Vec<u64> {
     workload.tensors.iter().map(|t| t.bytes).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Phase, TraceBuilder};
+
+    /// Two convolutions (ratio 2 and 4) and a relu (ratio 8), all saved.
+    fn setup() -> (Trace, RatioTable) {
+        let mut b = TraceBuilder::new("p");
+        let c1 = b.op("convolution", Phase::Forward).output(800).finish()[0];
+        let c2 = b.op("convolution", Phase::Forward).reads(&[c1]).output(800).finish()[0];
+        let r = b.op("relu", Phase::Forward).reads(&[c2]).output(800).finish()[0];
+        b.op("bwd", Phase::Backward).reads(&[c1, c2, r]).output(4).finish();
+        let trace = b.build().unwrap();
+        let mut table = RatioTable::new("test");
+        for (t, wire) in [(c1, 400), (c2, 200), (r, 100)] {
+            table.insert(trace.tensors[t as usize].producer.unwrap(), 800, wire);
+        }
+        (trace, table)
+    }
+
+    #[test]
+    fn ratio_is_one_until_measured_then_overwritten() {
+        let (trace, table) = setup();
+        let mut p = Predictor::new(SignatureKind::PerTensor);
+        assert_eq!(p.ratio(&trace.tensors[0]), 1.0);
+        p.observe(&trace, &table, [0]);
+        assert_eq!(p.ratio(&trace.tensors[0]), 2.0);
+        assert_eq!(p.ratio(&trace.tensors[1]), 1.0, "only the measured signature changes");
+        let mut next = table.clone();
+        next.insert(trace.tensors[0].producer.unwrap(), 800, 320);
+        p.observe(&trace, &next, [0]);
+        assert_eq!(p.ratio(&trace.tensors[0]), 2.5);
+    }
+
+    #[test]
+    fn ablation_signatures_share_entries() {
+        let (trace, table) = setup();
+        let mut by_type = Predictor::new(SignatureKind::OpType);
+        by_type.profile(&trace, &table);
+        // Both convolutions share one entry: 1,600 raw / 600 wire.
+        assert!((by_type.ratio(&trace.tensors[0]) - 1600.0 / 600.0).abs() < 1e-12);
+        assert_eq!(by_type.ratio(&trace.tensors[2]), 8.0);
+        let mut global = Predictor::new(SignatureKind::Global);
+        global.profile(&trace, &table);
+        // 2,400 raw / 700 wire for everything.
+        assert!((global.ratio(&trace.tensors[2]) - 2400.0 / 700.0).abs() < 1e-12);
+    }
+}

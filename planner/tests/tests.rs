@@ -2,4 +2,5 @@
 
 mod common;
 mod schedules;
+mod properties;
 mod trace_load;

@@ -90,7 +90,7 @@ fn stage_one(est: &mut Estimate, target: i64, copy_budget_ns: f64, ranking: Rank
         let before = est.plan.decisions[t];
         est.set_swap(t);
         if !(est.schedule_swap_outs() && est.prefetches_meet_deadlines()) {
-            est.plan.decisions[t] = before;
+            est.set(t, before);
             est.schedule_swap_outs();
             continue;
         }
@@ -133,7 +133,7 @@ pub(crate) fn stage_two(est: &mut Estimate, profile: &mut [i64], target: i64) ->
         let Some((_, t)) = best else {
             return Err(PlanError::Unreachable { target_bytes: target as u64, peak_bytes: peak_bytes as u64, op: at });
         };
-        est.plan.decisions[t] = super::Decision::Drop;
+        est.set(t, super::Decision::Drop);
         if let Some((from, to)) = est.absent(t) {
             for slot in &mut profile[from..=to] {
                 *slot -= w.tensors[t].bytes as i64;

@@ -49,8 +49,7 @@ pub fn eq1_plan(
                 return Err(PlanError::Unreachable { target_bytes, peak_bytes: profile[i] as u64, op: i });
             };
             let fb = w.tensors[t].first_backward_use.unwrap_or(0);
-            est.plan.decisions[t] =
-                if swap { Decision::Swap { swap_out_after: i - 1, prefetch_at: fb } } else { Decision::Drop };
+            est.set(t, if swap { Decision::Swap { swap_out_after: i - 1, prefetch_at: fb } } else { Decision::Drop });
             for slot in &mut profile[i..fb] {
                 *slot -= w.tensors[t].bytes as i64;
             }
