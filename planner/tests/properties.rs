@@ -115,3 +115,17 @@ fn infeasible_budget_is_a_typed_error_naming_the_minimum() {
         assert!(text.contains(&format!("{} B", w.min_budget_bytes)) || text.contains("unreachable"), "{policy:?}: {text}");
     }
 }
+
+#[test]
+fn most_random_cases_produce_a_plan() {
+    // Guards the properties above against vacuity: at 70 % of the peak the
+    // planner policies must succeed on nearly every random trace.
+    let mut ok = 0;
+    for seed in 0..20 {
+        let (w, c) = setup(60, seed, seed % 2 == 0);
+        for policy in [Policy::Recomp, Policy::Bw, Policy::CompressionAware] {
+            ok += run_policy(policy, &w, &c, w.budget_for_fraction(0.7)).is_ok() as usize;
+        }
+    }
+    assert!(ok >= 54, "only {ok} of 60 runs produced a plan");
+}

@@ -105,7 +105,8 @@ fn stage_one(est: &mut Estimate, target: i64, copy_budget_ns: f64, ranking: Rank
 /// Lines 8-11: drop the KEEP tensor idle at the peak with the smallest
 /// C_r(t) / (m_t · idle_t) until the peak fits. C_r includes the replay of
 /// dropped inputs and is charged again for every dropped tensor whose
-/// replay would need `t`; candidates whose replay breaks the target are skipped.
+/// replay would need `t`; candidates whose replay would break the target
+/// at their first backward use are skipped.
 pub(crate) fn stage_two(est: &mut Estimate, profile: &mut [i64], target: i64) -> Result<(), PlanError> {
     let w = est.w;
     loop {
@@ -121,7 +122,10 @@ pub(crate) fn stage_two(est: &mut Estimate, profile: &mut [i64], target: i64) ->
                 continue;
             }
             let Some((cr, replay_bytes)) = est.replay_cost(t) else { continue };
-            if profile[fb] + replay_bytes as i64 > target {
+            // The replay holds its recomputed inputs at fb: skip it if that breaks a
+            // budget that holds there (a region still over budget is handled when it
+            // becomes the peak).
+            if profile[fb] <= target && profile[fb] + replay_bytes as i64 > target {
                 continue;
             }
             let dependents = dependents_needing(est, t);
