@@ -1,4 +1,48 @@
 //! Library side of the `sim-harness` program: everything `main.rs` dispatches to, kept in a
 //! library so integration tests can call it directly.
+//!
+//! * [`cli`]: the command line (clap derive).
+//! * [`tensors`]: reading `.safetensors` / `.npy` files.
+//! * [`convert`]: f32 → bf16 (round to nearest even).
+//! * [`ratios`] and [`report`]: the `ratios` measurement and its tables.
+//! * [`container_cmd`]: `compress` / `decompress`.
 
-pub mod dump;
+pub mod cli;
+pub mod container_cmd;
+pub mod convert;
+pub mod ratios;
+pub mod report;
+pub mod tensors;
+
+use anyhow::Result;
+use cli::{Cli, Command};
+
+/// Runs one parsed command line, printing its results to stdout.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Ratios(args) => {
+            let mut reports = Vec::new();
+            for path in &args.paths {
+                let file = path.display().to_string();
+                for t in tensors::load(path)? {
+                    reports.extend(ratios::report_tensor(&file, &t, args.symbol_bits.map(|b| b.width())));
+                }
+            }
+            let totals = ratios::totals(&reports);
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "tensors": reports, "totals": totals }))?);
+            } else {
+                print!("{}", report::ratios_table(&reports, &totals, args.summary));
+            }
+        }
+        Command::Compress(args) => {
+            let (raw, out) = container_cmd::compress(&args)?;
+            println!("compressed {} ({raw} bytes) -> {} ({out} bytes), ratio {:.3}x", args.input.display(), args.output.display(), ratios::ratio(raw, out));
+        }
+        Command::Decompress(args) => {
+            let (inp, out) = container_cmd::decompress(&args)?;
+            println!("decompressed {} ({inp} bytes) -> {} ({out} bytes)", args.input.display(), args.output.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! `sim-harness ratios`: compression ratios of real tensors with every codec, from the golden
+//! size model (FORMAT.md §8 defines the wire size and the single-code ratios).
+
+use crate::convert::f32_to_bf16_bytes;
+use crate::tensors::Tensor;
+use engine::golden::block::TAG_BITS;
+use engine::golden::chunk::stream_bytes_for;
+use engine::golden::{BLOCK_BYTES, BlockSizes, SymbolWidth, Tag, block_sizes};
+use serde::Serialize;
+
+/// Wire bytes of one tensor under each codec.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WireBytes {
+    /// ZVC only (cDMA).
+    pub zvc: usize,
+    /// DBX only (= BPC).
+    pub bpc: usize,
+    /// BX only.
+    pub bx: usize,
+    /// ZBX only.
+    pub zbx: usize,
+    /// PlaneZip: per block the smallest of the four and raw, plus the 3-bit tag.
+    pub planezip: usize,
+}
+
+impl WireBytes {
+    /// Adds another tensor's wire bytes.
+    pub fn add(&mut self, o: &WireBytes) {
+        self.zvc += o.zvc;
+        self.bpc += o.bpc;
+        self.bx += o.bx;
+        self.zbx += o.zbx;
+        self.planezip += o.planezip;
+    }
+
+    /// The codecs in report order with their wire bytes.
+    pub fn columns(&self) -> [(&'static str, usize); 5] {
+        [("ZVC", self.zvc), ("BPC(DBX)", self.bpc), ("BX", self.bx), ("ZBX", self.zbx), ("PlaneZip", self.planezip)]
+    }
+}
+
+/// What was measured for one tensor in one precision.
+#[derive(Clone, Debug, Serialize)]
+pub struct TensorReport {
+    /// File the tensor came from.
+    pub file: String,
+    /// Tensor name.
+    pub name: String,
+    /// Precision coded: the file's dtype, or `BF16 (from F32, RNE)`.
+    pub precision: String,
+    /// Symbol width used (16 or 32).
+    pub symbol_bits: u32,
+    /// Uncompressed bytes in this precision.
+    pub raw_bytes: usize,
+    /// Wire bytes per codec (chunk headers, padding and, for PlaneZip, tags included).
+    pub wire_bytes: WireBytes,
+    /// PlaneZip blocks per chosen code: ZVC, DBX, BX, ZBX, raw.
+    pub blocks_by_tag: [usize; 5],
+}
+
+/// Per-block payload sizes of a tensor's bytes (final block zero-padded).
+pub fn tensor_block_sizes(bytes: &[u8], width: SymbolWidth) -> Vec<BlockSizes> {
+    bytes
+        .chunks(BLOCK_BYTES)
+        .map(|b| {
+            let mut padded = [0u8; BLOCK_BYTES];
+            padded[..b.len()].copy_from_slice(b);
+            block_sizes(&padded, width)
+        })
+        .collect()
+}
+
+/// Measures one tensor's bytes with every codec.
+pub fn measure(bytes: &[u8], width: SymbolWidth) -> (WireBytes, [usize; 5]) {
+    let sizes = tensor_block_sizes(bytes, width);
+    let single = |tag: Tag| stream_bytes_for(bytes.len(), sizes.iter().map(|s| s.get(tag)), 0);
+    let mut by_tag = [0usize; 5];
+    for s in &sizes {
+        by_tag[s.choice().0 as usize] += 1;
+    }
+    let wire = WireBytes {
+        zvc: single(Tag::Zvc),
+        bpc: single(Tag::Dbx),
+        bx: single(Tag::Bx),
+        zbx: single(Tag::Zbx),
+        planezip: stream_bytes_for(bytes.len(), sizes.iter().map(|s| s.choice().1), TAG_BITS),
+    };
+    (wire, by_tag)
+}
+
+/// The precisions a tensor is measured in: its own dtype, and bf16 (RNE) for f32 tensors.
+/// `force_bits` codes every tensor with that symbol width (the 32-bit-symbols ablation).
+pub fn report_tensor(file: &str, t: &Tensor, force_bits: Option<SymbolWidth>) -> Vec<TensorReport> {
+    let mut variants: Vec<(String, std::borrow::Cow<[u8]>, SymbolWidth)> =
+        vec![(t.dtype.clone(), (&t.bytes[..]).into(), SymbolWidth::for_dtype(&t.dtype))];
+    if t.dtype == "F32" {
+        variants.push(("BF16 (from F32, RNE)".into(), f32_to_bf16_bytes(&t.bytes).into(), SymbolWidth::W16));
+    }
+    variants
+        .into_iter()
+        .map(|(precision, bytes, natural)| {
+            let width = force_bits.unwrap_or(natural);
+            let (wire_bytes, blocks_by_tag) = measure(&bytes, width);
+            TensorReport { file: file.into(), name: t.name.clone(), precision, symbol_bits: width.bits(), raw_bytes: bytes.len(), wire_bytes, blocks_by_tag }
+        })
+        .collect()
+}
+
+/// Byte-weighted totals of one precision class over all tensors.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Totals {
+    /// Precision class (`F32`, `BF16 (from F32, RNE)`, `BF16`, …).
+    pub precision: String,
+    /// Tensors included.
+    pub tensors: usize,
+    /// Uncompressed bytes.
+    pub raw_bytes: usize,
+    /// Wire bytes per codec.
+    pub wire_bytes: WireBytes,
+    /// PlaneZip blocks per chosen code: ZVC, DBX, BX, ZBX, raw.
+    pub blocks_by_tag: [usize; 5],
+}
+
+/// Sums reports per precision class, in first-seen order.
+pub fn totals(reports: &[TensorReport]) -> Vec<Totals> {
+    let mut out: Vec<Totals> = Vec::new();
+    for r in reports {
+        let i = match out.iter().position(|t| t.precision == r.precision) {
+            Some(i) => i,
+            None => {
+                out.push(Totals { precision: r.precision.clone(), ..Default::default() });
+                out.len() - 1
+            }
+        };
+        let t = &mut out[i];
+        t.tensors += 1;
+        t.raw_bytes += r.raw_bytes;
+        t.wire_bytes.add(&r.wire_bytes);
+        for (a, b) in t.blocks_by_tag.iter_mut().zip(r.blocks_by_tag) {
+            *a += b;
+        }
+    }
+    out
+}
+
+/// Ratio = uncompressed bytes / wire bytes.
+pub fn ratio(raw: usize, wire: usize) -> f64 {
+    if wire == 0 { 1.0 } else { raw as f64 / wire as f64 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::golden::encode_stream;
+
+    #[test]
+    fn planezip_wire_bytes_equal_the_real_stream_length() {
+        let bytes: Vec<u8> = (0..5000u32).flat_map(|i| (if i % 3 == 0 { 0.0f32 } else { (i as f32).sin() }).to_le_bytes()).collect();
+        for width in [SymbolWidth::W16, SymbolWidth::W32] {
+            let (wire, by_tag) = measure(&bytes, width);
+            assert_eq!(wire.planezip, encode_stream(&bytes, width).len());
+            assert_eq!(by_tag.iter().sum::<usize>(), bytes.len().div_ceil(BLOCK_BYTES));
+            // A single code can never beat the per-block choice by more than the tags it saves.
+            for (_, w) in wire.columns() {
+                assert!(wire.planezip <= w + bytes.len().div_ceil(BLOCK_BYTES) * 3 / 8 + 64);
+            }
+        }
+    }
+}
