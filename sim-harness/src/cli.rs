@@ -21,6 +21,8 @@ pub enum Command {
     Compress(CompressArgs),
     /// Decompress a PlaneZip container back into the original .safetensors file.
     Decompress(DecompressArgs),
+    /// The six memory policies (and the Fig. 5 ablations) on captured models at 30 % and 50 % budgets, platforms A and B.
+    Policies(PoliciesArgs),
 }
 
 /// Symbol width forced on every tensor.
@@ -98,4 +100,20 @@ pub struct DecompressArgs {
     /// Replace the output file if it exists.
     #[arg(long)]
     pub force: bool,
+}
+
+/// Arguments of `policies`.
+#[derive(Debug, clap::Args)]
+pub struct PoliciesArgs {
+    /// Model dump directories (docs/DUMP-FORMAT.md §2–3); default: every model under `--data`.
+    pub models: Vec<PathBuf>,
+    /// Directory holding one dump directory per model.
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// Skip the Fig. 5 ablations (30 % budget).
+    #[arg(long)]
+    pub no_ablations: bool,
+    /// Print the report as JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -6,10 +6,14 @@
 //! * [`convert`]: f32 → bf16 (round to nearest even).
 //! * [`ratios`] and [`report`]: the `ratios` measurement and its tables.
 //! * [`container_cmd`]: `compress` / `decompress`.
+//! * [`dump`]: the capture dumps of docs/DUMP-FORMAT.md.
+//! * [`policies`]: the memory policies on the captured models.
 
 pub mod cli;
 pub mod container_cmd;
 pub mod convert;
+pub mod dump;
+pub mod policies;
 pub mod ratios;
 pub mod report;
 pub mod tensors;
@@ -39,6 +43,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let (raw, out) = container_cmd::compress(&args)?;
             println!("compressed {} ({raw} bytes) -> {} ({out} bytes), ratio {:.3}x", args.input.display(), args.output.display(), ratios::ratio(raw, out));
         }
+        Command::Policies(args) => policies::run(&args)?,
         Command::Decompress(args) => {
             let (inp, out) = container_cmd::decompress(&args)?;
             println!("decompressed {} ({inp} bytes) -> {} ({out} bytes)", args.input.display(), args.output.display());

@@ -92,8 +92,9 @@ impl<'a> Estimate<'a> {
         self.set(t, Decision::Swap { swap_out_after, prefetch_at: self.fb(t) });
     }
 
-    /// Sets the decision of `t`, keeping the copy-queue orders up to date.
-    pub fn set(&mut self, t: TensorIdx, decision: Decision) {
+    /// Sets the decision of `t`, keeping the copy-queue orders up to date;
+    /// returns the tensors whose memoised C_r depended on `t` (now forgotten).
+    pub fn set(&mut self, t: TensorIdx, decision: Decision) -> Vec<TensorIdx> {
         if matches!(self.plan.decisions[t], Decision::Swap { .. }) {
             if let Some(at) = self.swaps_by_queue_op.iter().position(|&(_, u)| u == t) {
                 self.dirty_from = self.dirty_from.min(at);
@@ -113,9 +114,10 @@ impl<'a> Estimate<'a> {
         self.plan.decisions[t] = decision;
         let watchers = std::mem::take(&mut self.replay_watchers.get_mut()[t]);
         let cache = self.replay_cache.get_mut();
-        for u in watchers {
+        for &u in &watchers {
             cache[u] = None;
         }
+        watchers
     }
 
     /// Schedules the device-to-host queue (FIFO by queue time), sets every

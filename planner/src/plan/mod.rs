@@ -11,6 +11,7 @@ mod decision;
 mod eq1;
 mod estimate;
 mod portfolio;
+mod profile;
 mod swap_only;
 
 pub use algorithm1::{Ranking, algorithm1};

@@ -1,0 +1,179 @@
+//! End-to-end tests of `sim-harness policies` on the captured models in `data/` (whichever are
+//! present) and on broken copies of one.
+
+use planner::platform::Platform;
+use planner::trace::Trace;
+use planner::workload::Workload;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sim-harness")).args(args).output().expect("runs")
+}
+
+fn data_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data")
+}
+
+/// Model directories present under `data/` (those holding a trace), sorted by name.
+fn present_models() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(data_root())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("trace.json").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn num(v: &Value) -> Option<f64> {
+    v.as_f64()
+}
+
+const MAIN: [&str; 6] = ["Recomp", "Swap", "Dte", "Bw", "BwZvc", "PlaneZip"];
+const ABLATIONS: [&str; 5] = ["DteCompressed", "BwUnaware", "PlaneZip32", "PlaneZipOpType", "PlaneZipOracle"];
+
+#[test]
+fn every_present_model_gets_every_policy_platform_and_budget() {
+    let models = present_models();
+    assert!(!models.is_empty(), "no model dumps under {}", data_root().display());
+    let o = bin(&["policies", "--data", data_root().to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((report["plan_iteration"].as_u64(), report["transfer_iteration"].as_u64()), (Some(1), Some(2)));
+
+    // The table covers exactly the models present, with the unmatched share reported.
+    let names: Vec<&str> = report["models"].as_array().unwrap().iter().map(|m| m["model"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), models.len(), "{names:?}");
+    for (m, dir) in report["models"].as_array().unwrap().iter().zip(&models) {
+        let meta: Value = serde_json::from_slice(&std::fs::read(dir.join("metadata.json")).unwrap()).unwrap();
+        assert_eq!(m["model"], meta["model"]);
+        let share = num(&m["unmatched_saved_bytes_share"]).expect("unmatched share reported");
+        // Our share (saved bytes of trace-train.json without a sample) agrees with the capture tool's.
+        let theirs = num(&meta["match"]["unmatched_saved_bytes_share"]).unwrap();
+        assert!((0.0..=1.0).contains(&share) && (share - theirs).abs() < 1e-3, "{}: {share} vs {theirs}", m["model"]);
+    }
+
+    let runs = report["runs"].as_array().unwrap();
+    let find = |model: &str, row: &str, platform: &str, budget: f64| {
+        let hits: Vec<&Value> = runs
+            .iter()
+            .filter(|r| r["model"] == model && r["row"] == row && r["platform"] == platform && num(&r["budget_fraction"]) == Some(budget))
+            .collect();
+        assert_eq!(hits.len(), 1, "{model} {row} {platform} {budget}");
+        hits[0]
+    };
+    for model in &names {
+        for platform in ["A", "B"] {
+            let mut points: Vec<(&str, f64)> = MAIN.iter().flat_map(|&r| [(r, 0.3), (r, 0.5)]).collect();
+            points.extend(ABLATIONS.iter().map(|&r| (r, 0.3)));
+            for (row, budget) in points {
+                let run = find(model, row, platform, budget);
+                // A policy either ran, never faster than unlimited memory, or says why not.
+                match num(&run["overhead_pct"]) {
+                    Some(pct) => assert!(pct >= -1e-9, "{model} {row} {platform} {budget}: {pct} %"),
+                    None => assert!(run["error"].is_string(), "{run}"),
+                }
+            }
+            for budget in [0.3, 0.5] {
+                let recomp = num(&find(model, "Recomp", platform, budget)["overhead_pct"]);
+                // BW's portfolio contains RECOMP's plan and runs with the sizes it planned with.
+                if let (Some(bw), Some(recomp)) = (num(&find(model, "Bw", platform, budget)["overhead_pct"]), recomp) {
+                    assert!(bw <= recomp + 1e-9, "{model} {platform} {budget}: BW {bw} > RECOMP {recomp}");
+                }
+                // So does PlaneZip with oracle ratios (planned with the sizes it transfers).
+                if budget == 0.3 {
+                    if let (Some(oracle), Some(recomp)) = (num(&find(model, "PlaneZipOracle", platform, budget)["overhead_pct"]), recomp) {
+                        assert!(oracle <= recomp + 1e-9, "{model} {platform}: oracle {oracle} > RECOMP {recomp}");
+                    }
+                }
+            }
+        }
+    }
+
+    // Means are the means of the runs that produced a plan.
+    for mean in report["means"].as_array().unwrap() {
+        let ok: Vec<f64> = runs
+            .iter()
+            .filter(|r| r["row"] == mean["row"] && r["platform"] == mean["platform"] && r["budget_fraction"] == mean["budget_fraction"])
+            .filter_map(|r| num(&r["overhead_pct"]))
+            .collect();
+        assert_eq!(mean["models"].as_u64(), Some(ok.len() as u64));
+        if let Some(m) = num(&mean["overhead_pct"]) {
+            assert!((m - ok.iter().sum::<f64>() / ok.len() as f64).abs() < 1e-9);
+        }
+    }
+
+    // Calibration: batch / unlimited-memory iteration time of ResNet-50's training trace on B.
+    if let Some(dir) = models.iter().find(|d| d.ends_with("resnet50")) {
+        let trace = Trace::load(dir.join("trace-train.json")).unwrap();
+        let w = Workload::new(&trace, &Platform::b());
+        let expected = trace.batch as f64 * 1e9 / w.unlimited_ns();
+        let got = num(&report["calibration"]["images_per_s"]).unwrap();
+        assert!((got - expected).abs() < 1e-6 * expected, "{got} vs {expected}");
+        assert_eq!(num(&report["calibration"]["paper_images_per_s"]), Some(2_529.0));
+    } else {
+        assert!(report["calibration"].is_null());
+    }
+}
+
+#[test]
+fn text_report_lists_the_models_and_the_paper_means() {
+    let model = present_models().into_iter().next().unwrap();
+    let o = bin(&["policies", model.to_str().unwrap(), "--no-ablations"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let name = model.file_name().unwrap().to_str().unwrap();
+    assert!(text.lines().any(|l| l.starts_with(name) && l.contains("PlaneZip")), "{text}");
+    // The paper's 50 % means sit beside ours: PlaneZip 3.5 (A) and 9.0 (B).
+    let row = text.lines().rev().find(|l| l.starts_with("PlaneZip ")).unwrap();
+    assert!(row.contains("3.5") && row.contains("9.0"), "{row}");
+    assert!(!text.contains("oracle"), "ablations were skipped");
+    assert!(text.contains("plan with iteration 1, transfer with iteration 2"));
+}
+
+/// Copies the first present model into a temporary directory, applies `damage`, and runs
+/// `policies` on the copy.
+fn run_on_damaged(damage: impl FnOnce(&Path)) -> Output {
+    let src = present_models().into_iter().next().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(src.file_name().unwrap());
+    std::fs::create_dir(&dir).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    damage(&dir);
+    bin(&["policies", dir.to_str().unwrap()])
+}
+
+#[test]
+fn malformed_model_dirs_are_errors_naming_the_file() {
+    let o = run_on_damaged(|d| std::fs::write(d.join("metadata.json"), "{\"dump_version\": 1,").unwrap());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("metadata.json"), "{}", stderr(&o));
+
+    let o = run_on_damaged(|d| std::fs::remove_file(d.join("trace-train.json")).unwrap());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("trace-train.json"), "{}", stderr(&o));
+
+    // A truncated tensor file of the transfer iteration.
+    let o = run_on_damaged(|d| {
+        let p = d.join("iter2.safetensors");
+        let bytes = std::fs::read(&p).unwrap();
+        std::fs::write(&p, &bytes[..bytes.len() / 2]).unwrap();
+    });
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("iter2.safetensors"), "{}", stderr(&o));
+
+    // A data root without any model.
+    let empty = tempfile::tempdir().unwrap();
+    let o = bin(&["policies", "--data", empty.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no model dumps"), "{}", stderr(&o));
+}
