@@ -5,6 +5,9 @@
 //! six stages of 1, 2, 4, …, 32 slots, least significant bit first; that order never lets two
 //! nonzero symbols meet (for `i < k`, `z[k] − z[i] < k − i` at every stage), so each stage is one
 //! 2:1 OR-mux per slot: 6 × 64 muxes of 32 bits instead of a 64 × 64 crossbar.
+//!
+//! The block holds the lane's stage-1 register (the gathered block's 32 words and its width) and
+//! is combinational from those flops to its outputs, so no combinational path runs through it.
 
 use rust_hdl::prelude::*;
 
@@ -14,8 +17,21 @@ pub const SLOTS: usize = 64;
 /// Combinational compaction network with the nonzero mask and count.
 #[derive(LogicBlock)]
 pub struct Compactor {
-    /// Symbols of the block in order (unused slots zero).
-    pub sym: [Signal<In, Bits<32>>; SLOTS],
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Capture `words` and `w16` at this clock edge.
+    pub load: Signal<In, Bit>,
+    /// The block as 32 little-endian words.
+    pub words: [Signal<In, Bits<32>>; 32],
+    /// 16-bit symbols (64 per block); else 32-bit (32 per block).
+    pub w16: Signal<In, Bit>,
+    /// The registered words.
+    pub words_q: [Signal<Out, Bits<32>>; 32],
+    /// The registered width flag.
+    pub w16_q: Signal<Out, Bit>,
+    /// Symbols of the block in order: 32 words, or 64 half-words low half first (the bytes are
+    /// little-endian); unused slots zero.
+    pub sym: [Signal<Out, Bits<32>>; SLOTS],
     /// The nonzero symbols moved to the front, in order; the other slots zero.
     pub packed: [Signal<Out, Bits<32>>; SLOTS],
     /// Nonzero mask of symbols 0–31, symbol 0 in bit 31 (FORMAT.md bit order, first symbol first).
@@ -24,13 +40,15 @@ pub struct Compactor {
     pub mask_lo: Signal<Out, Bits<32>>,
     /// Number of nonzero symbols `n`.
     pub nonzero: Signal<Out, Bits<7>>,
+    words_r: [DFF<Bits<32>>; 32],
+    w16_r: DFF<Bit>,
     zeros_before: Signal<Local, Bits<7>>,
     shift0: [Signal<Local, Bits<6>>; SLOTS],
     shift1: [Signal<Local, Bits<6>>; SLOTS],
     shift2: [Signal<Local, Bits<6>>; SLOTS],
     shift3: [Signal<Local, Bits<6>>; SLOTS],
     shift4: [Signal<Local, Bits<6>>; SLOTS],
-    shift5: [Signal<Local, Bits<6>>; SLOTS],
+    shift5: [Signal<Local, Bit>; SLOTS],
     stage1: [Signal<Local, Bits<32>>; SLOTS],
     stage2: [Signal<Local, Bits<32>>; SLOTS],
     stage3: [Signal<Local, Bits<32>>; SLOTS],
@@ -44,7 +62,15 @@ impl Default for Compactor {
             std::array::from_fn(|_| T::default())
         }
         Self {
+            clock: Default::default(),
+            load: Default::default(),
+            words: std::array::from_fn(|_| Default::default()),
+            w16: Default::default(),
+            words_q: std::array::from_fn(|_| Default::default()),
+            w16_q: Default::default(),
             sym: arr(),
+            words_r: std::array::from_fn(|_| Default::default()),
+            w16_r: Default::default(),
             packed: arr(),
             mask_hi: Default::default(),
             mask_lo: Default::default(),
@@ -68,6 +94,33 @@ impl Default for Compactor {
 impl Logic for Compactor {
     #[hdl_gen]
     fn update(&mut self) {
+        // Stage-1 register and the symbol view.
+        dff_setup!(self, clock, w16_r);
+        for k in 0..32 {
+            self.words_r[k].clock.next = self.clock.val();
+            self.words_r[k].d.next = self.words_r[k].q.val();
+            if self.load.val() {
+                self.words_r[k].d.next = self.words[k].val();
+            }
+            self.words_q[k].next = self.words_r[k].q.val();
+        }
+        if self.load.val() {
+            self.w16_r.d.next = self.w16.val();
+        }
+        self.w16_q.next = self.w16_r.q.val();
+        for i in 0..32 {
+            self.sym[i].next = self.words_r[i].q.val();
+        }
+        for i in 32..64 {
+            self.sym[i].next = bits::<32>(0);
+        }
+        if self.w16_r.q.val() {
+            for i in 0..32 {
+                self.sym[2 * i].next = self.words_r[i].q.val() & 0xFFFF;
+                self.sym[2 * i + 1].next = self.words_r[i].q.val() >> 16;
+            }
+        }
+
         // Mask, count and the shift of every nonzero symbol (zero symbols do not move).
         self.zeros_before.next = bits::<7>(0);
         self.mask_hi.next = bits::<32>(0);
@@ -121,8 +174,8 @@ impl Logic for Compactor {
             self.stage2[i].next = bits::<32>(0);
             self.shift2[i].next = bits::<6>(0);
             if !self.shift1[i].val().get_bit(1) {
-                self.stage2[i].next = self.stage1[i].val();
-                self.shift2[i].next = self.shift1[i].val();
+                self.stage2[i].next = self.stage2[i].val() | self.stage1[i].val();
+                self.shift2[i].next = self.shift2[i].val() | self.shift1[i].val();
             }
         }
         for i in 0..60 {
@@ -141,8 +194,8 @@ impl Logic for Compactor {
             self.stage3[i].next = bits::<32>(0);
             self.shift3[i].next = bits::<6>(0);
             if !self.shift2[i].val().get_bit(2) {
-                self.stage3[i].next = self.stage2[i].val();
-                self.shift3[i].next = self.shift2[i].val();
+                self.stage3[i].next = self.stage3[i].val() | self.stage2[i].val();
+                self.shift3[i].next = self.shift3[i].val() | self.shift2[i].val();
             }
         }
         for i in 0..56 {
@@ -161,42 +214,42 @@ impl Logic for Compactor {
             self.stage4[i].next = bits::<32>(0);
             self.shift4[i].next = bits::<6>(0);
             if !self.shift3[i].val().get_bit(3) {
-                self.stage4[i].next = self.stage3[i].val();
-                self.shift4[i].next = self.shift3[i].val();
+                self.stage4[i].next = self.stage4[i].val() | self.stage3[i].val();
+                self.shift4[i].next = self.shift4[i].val() | self.shift3[i].val();
             }
         }
         for i in 0..48 {
             self.stage5[i].next = bits::<32>(0);
-            self.shift5[i].next = bits::<6>(0);
+            self.shift5[i].next = false;
             if self.shift4[i + 16].val().get_bit(4) {
                 self.stage5[i].next = self.stage4[i + 16].val();
-                self.shift5[i].next = self.shift4[i + 16].val();
+                self.shift5[i].next = self.shift4[i + 16].val().get_bit(5);
             }
             if !self.shift4[i].val().get_bit(4) {
                 self.stage5[i].next = self.stage5[i].val() | self.stage4[i].val();
-                self.shift5[i].next = self.shift5[i].val() | self.shift4[i].val();
+                self.shift5[i].next = self.shift5[i].val() | self.shift4[i].val().get_bit(5);
             }
         }
         for i in 48..64 {
             self.stage5[i].next = bits::<32>(0);
-            self.shift5[i].next = bits::<6>(0);
+            self.shift5[i].next = false;
             if !self.shift4[i].val().get_bit(4) {
                 self.stage5[i].next = self.stage4[i].val();
-                self.shift5[i].next = self.shift4[i].val();
+                self.shift5[i].next = self.shift4[i].val().get_bit(5);
             }
         }
         for i in 0..32 {
             self.packed[i].next = bits::<32>(0);
-            if self.shift5[i + 32].val().get_bit(5) {
+            if self.shift5[i + 32].val() {
                 self.packed[i].next = self.stage5[i + 32].val();
             }
-            if !self.shift5[i].val().get_bit(5) {
+            if !self.shift5[i].val() {
                 self.packed[i].next = self.packed[i].val() | self.stage5[i].val();
             }
         }
         for i in 32..64 {
             self.packed[i].next = bits::<32>(0);
-            if !self.shift5[i].val().get_bit(5) {
+            if !self.shift5[i].val() {
                 self.packed[i].next = self.stage5[i].val();
             }
         }

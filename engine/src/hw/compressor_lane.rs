@@ -17,12 +17,18 @@
 //!
 //! # Stages (one block every 4 cycles, latency 10 cycles)
 //! 1. gather: three beats in flops; the fourth (or `beat_last`) beat loads stage 1 directly.
-//! 2. `s1`: symbol view and the [`Compactor`] (nonzero mask, count, nonzeros to the front).
-//! 3. `s2`: deltas, the three [`PlaneStats`] (DBX, BX, ZBX), the ZVC and base-code sizes, the
-//!    choice, and the transpose of the chosen code's planes into the emitter's plane queue.
-//! 4. emitter, time-shared over 4 cycles: a header unit (cycle 0) and 9 plane coders that each
-//!    cycle code the next 9 planes of the queue and OR their pieces into the payload buffer.
-//! 5. output register.
+//! 2. stage 1 (flops inside the [`Compactor`]): symbol view, nonzero mask and count, nonzeros to
+//!    the front; the DBX deltas; all captured by stage 2.
+//! 3. stage 2 (flops inside the three [`PlaneStats`], plus `s2_*`): plane statistics and sizes of
+//!    DBX, BX and ZBX, the ZVC and base-code sizes, the choice, and the transpose of the chosen
+//!    code's planes into the emitter's plane queue.
+//! 4. emitter (`em_*`), time-shared over 4 cycles: a header unit (cycle 0) and 9 plane coders
+//!    that each cycle code the next 9 planes of the queue and OR their pieces into the payload
+//!    buffer at the running bit position; ZVC and raw fill the buffer at load (fixed layout).
+//! 5. output register (`o_*`).
+//!
+//! Sub-blocks own the flops in front of their logic, so no combinational path runs through a
+//! sub-block (Verilator's lint sees no loops).
 
 use super::compactor::Compactor;
 use super::plane_stats::PlaneStats;
@@ -110,8 +116,6 @@ pub struct CompressorLane {
     gather_count: DFF<Bits<2>> = d(),
     gather: [DFF<Bits<32>>; 24] = arr(),
     s1_valid: DFF<Bit> = d(),
-    s1_words: [DFF<Bits<32>>; 32] = arr(),
-    s1_w16: DFF<Bit> = d(),
     s1_id: DFF<Bits<8>> = d(),
     s1_last: DFF<Bit> = d(),
     s2_valid: DFF<Bit> = d(),
@@ -168,8 +172,9 @@ pub struct CompressorLane {
     assembled: [Signal<Local, Bits<32>>; 32] = arr(),
     tail_bytes: Signal<Local, Bits<8>> = d(),
     tail_rem: Signal<Local, Bits<8>> = d(),
-    sym1: [Signal<Local, Bits<32>>; 64] = arr(),
-    sym2: [Signal<Local, Bits<32>>; 64] = arr(),
+    wide_tmp: Signal<Local, Bits<32>> = d(),
+    delta: [Signal<Local, Bits<32>>; 64] = arr(),
+    base_symbol: Signal<Local, Bits<32>> = d(),
     size_zvc: Signal<Local, Bits<11>> = d(),
     size_dbx: Signal<Local, Bits<11>> = d(),
     size_bx: Signal<Local, Bits<11>> = d(),
@@ -180,8 +185,9 @@ pub struct CompressorLane {
     choice_len: Signal<Local, Bits<11>> = d(),
     sel_len: Signal<Local, Bits<7>> = d(),
     sel_pos_field: Signal<Local, Bits<3>> = d(),
-    sel_y: [Signal<Local, Bits<32>>; 64] = arr(),
-    sel_y_top: [Signal<Local, Bit>; 64] = arr(),
+    sel_y: [Signal<Local, Bits<32>>; 32] = arr(),
+    sel_y_lo: [Signal<Local, Bits<17>>; 32] = arr(),
+    sel_y_top: [Signal<Local, Bit>; 32] = arr(),
     sel_single: Signal<Local, Bits<32>> = d(),
     sel_run: Signal<Local, Bits<32>> = d(),
     sel_zero: Signal<Local, Bits<32>> = d(),
@@ -226,7 +232,7 @@ impl Logic for CompressorLane {
     fn update(&mut self) {
         // ---- every flop holds unless overridden below
         dff_setup!(
-            self, clock, gather_count, s1_valid, s1_w16, s1_id, s1_last, s2_valid, s2_mask_hi, s2_mask_lo,
+            self, clock, gather_count, s1_valid, s1_id, s1_last, s2_valid, s2_mask_hi, s2_mask_lo,
             s2_nonzero, s2_w16, s2_id, s2_last, em_busy, em_cycle, em_pos, em_head_a, em_head_a_len, em_head_b,
             em_head_b_len, em_tag, em_len, em_plane_len, em_hi_len, em_lo_len, em_pos_shift, em_pos_len,
             em_run_shift, em_run_len, em_id, em_last, o_valid, o_tag, o_len, o_id, o_last
@@ -236,8 +242,6 @@ impl Logic for CompressorLane {
             self.gather[i].d.next = self.gather[i].q.val();
         }
         for i in 0..32 {
-            self.s1_words[i].clock.next = self.clock.val();
-            self.s1_words[i].d.next = self.s1_words[i].q.val();
             self.s2_words[i].clock.next = self.clock.val();
             self.s2_words[i].d.next = self.s2_words[i].q.val();
             self.em_buf[i].clock.next = self.clock.val();
@@ -358,40 +362,100 @@ impl Logic for CompressorLane {
             }
         }
 
-        // ---- stage 1: the closing beat loads the whole block
+        // ---- stage 1: the closing beat loads the whole block into the compactor's flops
         self.s1_valid.d.next = self.s1_valid.q.val() & !self.s1_move.val();
+        self.compactor.clock.next = self.clock.val();
+        self.compactor.load.next = self.beat_fire.val() & self.closing.val();
+        self.compactor.w16.next = self.desc_w16.val();
+        for k in 0..32 {
+            self.compactor.words[k].next = self.assembled[k].val();
+        }
         if self.beat_fire.val() & self.closing.val() {
             self.s1_valid.d.next = true;
-            for k in 0..32 {
-                self.s1_words[k].d.next = self.assembled[k].val();
-            }
-            self.s1_w16.d.next = self.desc_w16.val();
             self.s1_id.d.next = self.desc_id.val();
             self.s1_last.d.next = self.beat_last.val();
         }
-        // Symbol view: 32 words, or 64 half-words (low half first, as the bytes are little-endian).
-        for i in 0..32 {
-            self.sym1[i].next = self.s1_words[i].q.val();
+
+        // ---- stage 1: inputs of the three plane codes, captured by their stage-2 flops
+        self.stats_bx.clock.next = self.clock.val();
+        self.stats_zbx.clock.next = self.clock.val();
+        self.stats_dbx.clock.next = self.clock.val();
+        self.stats_bx.load.next = self.s1_move.val();
+        self.stats_zbx.load.next = self.s1_move.val();
+        self.stats_dbx.load.next = self.s1_move.val();
+        // BX: the N symbols.
+        for m in 0..32 {
+            self.stats_bx.x[m].next = self.compactor.sym[m].val();
+            self.stats_bx.x_top[m].next = false;
+            self.wide_tmp.next = self.compactor.sym[m + 32].val();
+            self.stats_bx.x_lo[m].next = bit_cast::<17, 32>(self.wide_tmp.val());
+            self.stats_bx.valid[m].next = true;
+            self.stats_bx.valid[m + 32].next = self.compactor.w16_q.val();
         }
-        for i in 32..64 {
-            self.sym1[i].next = bits::<32>(0);
+        self.stats_bx.count.next = bits::<7>(32);
+        if self.compactor.w16_q.val() {
+            self.stats_bx.count.next = bits::<7>(64);
         }
-        if self.s1_w16.q.val() {
-            for i in 0..32 {
-                self.sym1[2 * i].next = self.s1_words[i].q.val() & 0xFFFF;
-                self.sym1[2 * i + 1].next = self.s1_words[i].q.val() >> 16;
+        self.stats_bx.wide.next = !self.compactor.w16_q.val();
+        self.stats_bx.extra.next = false;
+        // ZBX: the n compacted nonzeros.
+        for m in 0..32 {
+            self.stats_zbx.x[m].next = self.compactor.packed[m].val();
+            self.stats_zbx.x_top[m].next = false;
+            self.wide_tmp.next = self.compactor.packed[m + 32].val();
+            self.stats_zbx.x_lo[m].next = bit_cast::<17, 32>(self.wide_tmp.val());
+        }
+        for m in 0..64 {
+            self.stats_zbx.valid[m].next = self.compactor.packed[m].val().any();
+        }
+        self.stats_zbx.count.next = self.compactor.nonzero.val();
+        self.stats_zbx.wide.next = !self.compactor.w16_q.val();
+        self.stats_zbx.extra.next = false;
+        // DBX: the N − 1 deltas as (w+1)-bit numbers; bit w is the borrow.
+        for m in 0..63 {
+            self.delta[m].next = self.compactor.sym[m + 1].val() - self.compactor.sym[m].val();
+        }
+        self.delta[63].next = bits::<32>(0);
+        for m in 0..32 {
+            self.stats_dbx.x_top[m].next = false;
+        }
+        if self.compactor.w16_q.val() {
+            for m in 0..63 {
+                self.delta[m].next = self.delta[m].val() & 0x1_FFFF;
+            }
+        } else {
+            for m in 0..31 {
+                self.stats_dbx.x_top[m].next = self.compactor.sym[m + 1].val() < self.compactor.sym[m].val();
+            }
+            for m in 31..64 {
+                self.delta[m].next = bits::<32>(0);
             }
         }
-        for i in 0..64 {
-            self.compactor.sym[i].next = self.sym1[i].val();
+        for m in 0..32 {
+            self.stats_dbx.x[m].next = self.delta[m].val();
+            self.wide_tmp.next = self.delta[m + 32].val();
+            self.stats_dbx.x_lo[m].next = bit_cast::<17, 32>(self.wide_tmp.val());
         }
+        for m in 0..31 {
+            self.stats_dbx.valid[m].next = true;
+        }
+        for m in 31..63 {
+            self.stats_dbx.valid[m].next = self.compactor.w16_q.val();
+        }
+        self.stats_dbx.valid[63].next = false;
+        self.stats_dbx.count.next = bits::<7>(31);
+        if self.compactor.w16_q.val() {
+            self.stats_dbx.count.next = bits::<7>(63);
+        }
+        self.stats_dbx.wide.next = !self.compactor.w16_q.val();
+        self.stats_dbx.extra.next = true;
 
         // ---- stage 2 registers: block, compacted symbols, mask, count
         self.s2_valid.d.next = self.s2_valid.q.val() & !self.s2_move.val();
         if self.s1_move.val() {
             self.s2_valid.d.next = true;
             for k in 0..32 {
-                self.s2_words[k].d.next = self.s1_words[k].q.val();
+                self.s2_words[k].d.next = self.compactor.words_q[k].val();
             }
             for i in 0..64 {
                 self.s2_packed[i].d.next = self.compactor.packed[i].val();
@@ -399,80 +463,10 @@ impl Logic for CompressorLane {
             self.s2_mask_hi.d.next = self.compactor.mask_hi.val();
             self.s2_mask_lo.d.next = self.compactor.mask_lo.val();
             self.s2_nonzero.d.next = self.compactor.nonzero.val();
-            self.s2_w16.d.next = self.s1_w16.q.val();
+            self.s2_w16.d.next = self.compactor.w16_q.val();
             self.s2_id.d.next = self.s1_id.q.val();
             self.s2_last.d.next = self.s1_last.q.val();
         }
-        for i in 0..32 {
-            self.sym2[i].next = self.s2_words[i].q.val();
-        }
-        for i in 32..64 {
-            self.sym2[i].next = bits::<32>(0);
-        }
-        if self.s2_w16.q.val() {
-            for i in 0..32 {
-                self.sym2[2 * i].next = self.s2_words[i].q.val() & 0xFFFF;
-                self.sym2[2 * i + 1].next = self.s2_words[i].q.val() >> 16;
-            }
-        }
-
-        // ---- stage 2: the three plane codes' statistics
-        // BX: the N symbols.
-        for m in 0..64 {
-            self.stats_bx.x[m].next = self.sym2[m].val();
-            self.stats_bx.x_top[m].next = false;
-        }
-        for m in 0..32 {
-            self.stats_bx.valid[m].next = true;
-            self.stats_bx.valid[m + 32].next = self.s2_w16.q.val();
-        }
-        self.stats_bx.count.next = bits::<7>(32);
-        if self.s2_w16.q.val() {
-            self.stats_bx.count.next = bits::<7>(64);
-        }
-        self.stats_bx.wide.next = !self.s2_w16.q.val();
-        self.stats_bx.extra.next = false;
-        // ZBX: the n compacted nonzeros.
-        for m in 0..64 {
-            self.stats_zbx.x[m].next = self.s2_packed[m].q.val();
-            self.stats_zbx.x_top[m].next = false;
-            self.stats_zbx.valid[m].next = self.s2_packed[m].q.val().any();
-        }
-        self.stats_zbx.count.next = self.s2_nonzero.q.val();
-        self.stats_zbx.wide.next = !self.s2_w16.q.val();
-        self.stats_zbx.extra.next = false;
-        // DBX: the N − 1 deltas as (w+1)-bit numbers; bit w is the borrow.
-        for m in 0..63 {
-            self.stats_dbx.x[m].next = self.sym2[m + 1].val() - self.sym2[m].val();
-            self.stats_dbx.x_top[m].next = self.sym2[m + 1].val() < self.sym2[m].val();
-        }
-        self.stats_dbx.x[63].next = bits::<32>(0);
-        self.stats_dbx.x_top[63].next = false;
-        if self.s2_w16.q.val() {
-            for m in 0..63 {
-                self.stats_dbx.x[m].next = (self.sym2[m + 1].val() - self.sym2[m].val()) & 0x1_FFFF;
-                self.stats_dbx.x_top[m].next = false;
-            }
-        } else {
-            for m in 31..63 {
-                self.stats_dbx.x[m].next = bits::<32>(0);
-                self.stats_dbx.x_top[m].next = false;
-            }
-        }
-        for m in 0..31 {
-            self.stats_dbx.valid[m].next = true;
-        }
-        for m in 31..63 {
-            self.stats_dbx.valid[m].next = self.s2_w16.q.val();
-        }
-        self.stats_dbx.valid[63].next = false;
-        self.stats_dbx.count.next = bits::<7>(31);
-        if self.s2_w16.q.val() {
-            self.stats_dbx.count.next = bits::<7>(63);
-        }
-        self.stats_dbx.wide.next = !self.s2_w16.q.val();
-        self.stats_dbx.extra.next = true;
-
         // ---- stage 2: sizes of all four codes, and the choice
         self.size_bx.next = self.stats_bx.plane_bits.val();
         self.size_zbx.next = bits::<11>(32);
@@ -485,9 +479,13 @@ impl Logic for CompressorLane {
             self.size_zbx.next = self.size_zbx.val() + self.stats_zbx.plane_bits.val();
         }
         // DBX base code: the first symbol, sign-extended, in the shortest field that holds it.
-        self.base_value.next = self.sym2[0].val();
-        if self.s2_w16.q.val() & self.sym2[0].val().get_bit(15) {
-            self.base_value.next = self.sym2[0].val() | 0xFFFF_0000_u64;
+        self.base_symbol.next = self.s2_words[0].q.val();
+        if self.s2_w16.q.val() {
+            self.base_symbol.next = self.s2_words[0].q.val() & 0xFFFF;
+        }
+        self.base_value.next = self.base_symbol.val();
+        if self.s2_w16.q.val() & self.base_symbol.val().get_bit(15) {
+            self.base_value.next = self.base_symbol.val() | 0xFFFF_0000_u64;
         }
         self.base_len.next = bits::<11>(33);
         if self.s2_w16.q.val() {
@@ -527,8 +525,9 @@ impl Logic for CompressorLane {
         }
 
         // ---- stage 2: the chosen plane code's values and plane classes
-        for m in 0..64 {
+        for m in 0..32 {
             self.sel_y[m].next = self.stats_bx.y[m].val();
+            self.sel_y_lo[m].next = self.stats_bx.y_lo[m].val();
             self.sel_y_top[m].next = self.stats_bx.y_top[m].val();
         }
         self.sel_single.next = self.stats_bx.single_zero.val();
@@ -547,11 +546,12 @@ impl Logic for CompressorLane {
         self.sel_two_top.next = self.stats_bx.two_ones_top.val();
         self.sel_one_top.next = self.stats_bx.one_one_top.val();
         self.sel_verbatim_top.next = self.stats_bx.verbatim_top.val();
-        self.sel_len.next = self.stats_bx.count.val();
+        self.sel_len.next = self.stats_bx.plane_len.val();
         self.sel_pos_field.next = self.stats_bx.pos_field_bits.val();
         if self.choice_tag.val() == 1 {
-            for m in 0..64 {
+            for m in 0..32 {
                 self.sel_y[m].next = self.stats_dbx.y[m].val();
+                self.sel_y_lo[m].next = self.stats_dbx.y_lo[m].val();
                 self.sel_y_top[m].next = self.stats_dbx.y_top[m].val();
             }
             self.sel_single.next = self.stats_dbx.single_zero.val();
@@ -570,12 +570,13 @@ impl Logic for CompressorLane {
             self.sel_two_top.next = self.stats_dbx.two_ones_top.val();
             self.sel_one_top.next = self.stats_dbx.one_one_top.val();
             self.sel_verbatim_top.next = self.stats_dbx.verbatim_top.val();
-            self.sel_len.next = self.stats_dbx.count.val();
+            self.sel_len.next = self.stats_dbx.plane_len.val();
             self.sel_pos_field.next = self.stats_dbx.pos_field_bits.val();
         }
         if self.choice_tag.val() == 3 {
-            for m in 0..64 {
+            for m in 0..32 {
                 self.sel_y[m].next = self.stats_zbx.y[m].val();
+                self.sel_y_lo[m].next = self.stats_zbx.y_lo[m].val();
                 self.sel_y_top[m].next = self.stats_zbx.y_top[m].val();
             }
             self.sel_single.next = self.stats_zbx.single_zero.val();
@@ -594,7 +595,7 @@ impl Logic for CompressorLane {
             self.sel_two_top.next = self.stats_zbx.two_ones_top.val();
             self.sel_one_top.next = self.stats_zbx.one_one_top.val();
             self.sel_verbatim_top.next = self.stats_zbx.verbatim_top.val();
-            self.sel_len.next = self.stats_zbx.count.val();
+            self.sel_len.next = self.stats_zbx.plane_len.val();
             self.sel_pos_field.next = self.stats_zbx.pos_field_bits.val();
         }
         // Plane class (what the prefix code writes) and zero-run length, per plane.
@@ -671,8 +672,8 @@ impl Logic for CompressorLane {
                 }
             }
             for j in 0..17 {
-                for m in 32..64 {
-                    self.plane_lo[j].next = self.plane_lo[j].val().replace_bit(63 - m, self.sel_y[m].val().get_bit(j));
+                for m in 0..32 {
+                    self.plane_lo[j].next = self.plane_lo[j].val().replace_bit(31 - m, self.sel_y_lo[m].val().get_bit(j));
                 }
             }
             for m in 0..32 {
@@ -979,10 +980,10 @@ impl Logic for CompressorLane {
                 if (self.base_len.val() == 17) | (self.base_len.val() == 33) {
                     self.em_head_a.d.next = bits::<32>(0x8000_0000_u64);
                     self.em_head_a_len.d.next = bits::<6>(1);
-                    self.em_head_b.d.next = self.sym2[0].val();
+                    self.em_head_b.d.next = self.base_symbol.val();
                     self.em_head_b_len.d.next = bits::<6>(32);
                     if self.s2_w16.q.val() {
-                        self.em_head_b.d.next = self.sym2[0].val() << 16;
+                        self.em_head_b.d.next = self.base_symbol.val() << 16;
                         self.em_head_b_len.d.next = bits::<6>(16);
                     }
                 }

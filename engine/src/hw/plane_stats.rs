@@ -6,19 +6,32 @@
 //! OR / AND / saturating count (≥ 1, ≥ 2, ≥ 3) / adjacent-pair over the `y[m]` classifies all planes
 //! at once (FORMAT.md §5). Planes 0–31 travel in 32-bit words (bit `j` = plane `j`); plane 32,
 //! which only DBX of 32-bit symbols has (the borrow plane), travels in separate `*_top` bits.
+//! Values 32–63 exist only for 16-bit symbols, so they are 17 bits wide (`x_lo`, `y_lo`).
+//!
+//! The block registers its inputs (`load`) and is combinational from those flops to its outputs,
+//! so no combinational path runs from its inputs to its outputs: the lane's stage-2 register is
+//! these input flops.
 
 use rust_hdl::prelude::*;
 
 /// Values a plane sequence can hold: N = 64 for 16-bit symbols.
 pub const MAX_VALUES: usize = 64;
+/// Values that can be 32 (or 33) bits wide: N = 32 for 32-bit symbols.
+pub const WIDE_VALUES: usize = 32;
 
 /// Combinational plane classifier and size counter for one code.
 #[derive(LogicBlock)]
 pub struct PlaneStats {
-    /// Pre-XOR values `x[m]`, planes 0–31; values at `m ≥ count` must be zero.
-    pub x: [Signal<In, Bits<32>>; MAX_VALUES],
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Capture the inputs below at this clock edge.
+    pub load: Signal<In, Bit>,
+    /// Pre-XOR values `x[m]`, m < 32, planes 0–31; values at `m ≥ count` must be zero.
+    pub x: [Signal<In, Bits<32>>; WIDE_VALUES],
+    /// Values `x[32 + m]` (16-bit symbols only: at most 17 bits).
+    pub x_lo: [Signal<In, Bits<17>>; WIDE_VALUES],
     /// Plane 32 of `x[m]` (the DBX borrow of 32-bit symbols; zero otherwise).
-    pub x_top: [Signal<In, Bit>; MAX_VALUES],
+    pub x_top: [Signal<In, Bit>; WIDE_VALUES],
     /// `valid[m]` ⇔ `m < count`: which values take part in the all-ones test.
     pub valid: [Signal<In, Bit>; MAX_VALUES],
     /// Plane length `L` in bits: the number of values (0–64).
@@ -27,10 +40,14 @@ pub struct PlaneStats {
     pub wide: Signal<In, Bit>,
     /// One plane more than the symbol width (DBX's delta borrow plane).
     pub extra: Signal<In, Bit>,
-    /// XORed values `y[m]`, planes 0–31 (bit `j` of `y[m]` is bit `m` of XORed plane `j`).
-    pub y: [Signal<Out, Bits<32>>; MAX_VALUES],
+    /// Plane length `L` of the registered values.
+    pub plane_len: Signal<Out, Bits<7>>,
+    /// XORed values `y[m]`, m < 32, planes 0–31 (bit `j` of `y[m]` is bit `m` of XORed plane `j`).
+    pub y: [Signal<Out, Bits<32>>; WIDE_VALUES],
+    /// XORed values `y[32 + m]`.
+    pub y_lo: [Signal<Out, Bits<17>>; WIDE_VALUES],
     /// Plane 32 of `y[m]`.
-    pub y_top: [Signal<Out, Bit>; MAX_VALUES],
+    pub y_top: [Signal<Out, Bit>; WIDE_VALUES],
     /// Planes coded as a single zero plane (`001`), bit `j` = plane `j`.
     pub single_zero: Signal<Out, Bits<32>>,
     /// Plane 32 of [`Self::single_zero`].
@@ -67,6 +84,16 @@ pub struct PlaneStats {
     pub pos_field_bits: Signal<Out, Bits<3>>,
     /// Bits of all prefix-coded planes (the code's size without its header).
     pub plane_bits: Signal<Out, Bits<11>>,
+    x_q: [DFF<Bits<32>>; WIDE_VALUES],
+    x_lo_q: [DFF<Bits<17>>; WIDE_VALUES],
+    x_top_q: [DFF<Bit>; WIDE_VALUES],
+    valid_q: [DFF<Bit>; MAX_VALUES],
+    count_q: DFF<Bits<7>>,
+    wide_q: DFF<Bit>,
+    extra_q: DFF<Bit>,
+    narrow: Signal<Local, Bits<17>>,
+    x_cur: Signal<Local, Bits<32>>,
+    y_cur: Signal<Local, Bits<32>>,
     or_x: Signal<Local, Bits<32>>,
     seen1: Signal<Local, Bits<32>>,
     seen2: Signal<Local, Bits<32>>,
@@ -96,13 +123,18 @@ pub struct PlaneStats {
 impl Default for PlaneStats {
     fn default() -> Self {
         Self {
+            clock: Default::default(),
+            load: Default::default(),
             x: std::array::from_fn(|_| Default::default()),
+            x_lo: std::array::from_fn(|_| Default::default()),
             x_top: std::array::from_fn(|_| Default::default()),
             valid: std::array::from_fn(|_| Default::default()),
             count: Default::default(),
             wide: Default::default(),
             extra: Default::default(),
+            plane_len: Default::default(),
             y: std::array::from_fn(|_| Default::default()),
+            y_lo: std::array::from_fn(|_| Default::default()),
             y_top: std::array::from_fn(|_| Default::default()),
             single_zero: Default::default(),
             single_zero_top: Default::default(),
@@ -122,6 +154,16 @@ impl Default for PlaneStats {
             verbatim_top: Default::default(),
             pos_field_bits: Default::default(),
             plane_bits: Default::default(),
+            x_q: std::array::from_fn(|_| Default::default()),
+            x_lo_q: std::array::from_fn(|_| Default::default()),
+            x_top_q: std::array::from_fn(|_| Default::default()),
+            valid_q: std::array::from_fn(|_| Default::default()),
+            count_q: Default::default(),
+            wide_q: Default::default(),
+            extra_q: Default::default(),
+            narrow: Default::default(),
+            x_cur: Default::default(),
+            y_cur: Default::default(),
             or_x: Default::default(),
             seen1: Default::default(),
             seen2: Default::default(),
@@ -153,6 +195,35 @@ impl Default for PlaneStats {
 impl Logic for PlaneStats {
     #[hdl_gen]
     fn update(&mut self) {
+        // Input flops (the lane's stage-2 register).
+        dff_setup!(self, clock, count_q, wide_q, extra_q);
+        for m in 0..32 {
+            self.x_q[m].clock.next = self.clock.val();
+            self.x_q[m].d.next = self.x_q[m].q.val();
+            self.x_lo_q[m].clock.next = self.clock.val();
+            self.x_lo_q[m].d.next = self.x_lo_q[m].q.val();
+            self.x_top_q[m].clock.next = self.clock.val();
+            self.x_top_q[m].d.next = self.x_top_q[m].q.val();
+        }
+        for m in 0..64 {
+            self.valid_q[m].clock.next = self.clock.val();
+            self.valid_q[m].d.next = self.valid_q[m].q.val();
+        }
+        if self.load.val() {
+            for m in 0..32 {
+                self.x_q[m].d.next = self.x[m].val();
+                self.x_lo_q[m].d.next = self.x_lo[m].val();
+                self.x_top_q[m].d.next = self.x_top[m].val();
+            }
+            for m in 0..64 {
+                self.valid_q[m].d.next = self.valid[m].val();
+            }
+            self.count_q.d.next = self.count.val();
+            self.wide_q.d.next = self.wide.val();
+            self.extra_q.d.next = self.extra.val();
+        }
+        self.plane_len.next = self.count_q.q.val();
+
         // One pass over the values: OR of x, saturating counts of y, AND of valid y, adjacent pairs.
         self.or_x.next = bits::<32>(0);
         self.seen1.next = bits::<32>(0);
@@ -168,37 +239,57 @@ impl Logic for PlaneStats {
         self.and_y_top.next = true;
         self.adjacent_top.next = false;
         self.prev_y_top.next = false;
-        for m in 0..64 {
-            self.y[m].next = (self.x[m].val() ^ (self.x[m].val() >> 1))
-                .replace_bit(31, self.x[m].val().get_bit(31) ^ self.x_top[m].val());
-            self.y_top[m].next = self.x_top[m].val();
-            self.or_x.next = self.or_x.val() | self.x[m].val();
-            self.seen3.next = self.seen3.val() | (self.seen2.val() & self.y[m].val());
-            self.seen2.next = self.seen2.val() | (self.seen1.val() & self.y[m].val());
-            self.seen1.next = self.seen1.val() | self.y[m].val();
-            self.adjacent.next = self.adjacent.val() | (self.prev_y.val() & self.y[m].val());
-            self.prev_y.next = self.y[m].val();
-            self.or_x_top.next = self.or_x_top.val() | self.x_top[m].val();
-            self.seen3_top.next = self.seen3_top.val() | (self.seen2_top.val() & self.x_top[m].val());
-            self.seen2_top.next = self.seen2_top.val() | (self.seen1_top.val() & self.x_top[m].val());
-            self.seen1_top.next = self.seen1_top.val() | self.x_top[m].val();
-            self.adjacent_top.next = self.adjacent_top.val() | (self.prev_y_top.val() & self.x_top[m].val());
-            self.prev_y_top.next = self.x_top[m].val();
-            if self.valid[m].val() {
-                self.and_y.next = self.and_y.val() & self.y[m].val();
-                self.and_y_top.next = self.and_y_top.val() & self.x_top[m].val();
+        self.narrow.next = bits::<17>(0);
+        for m in 0..32 {
+            self.x_cur.next = self.x_q[m].q.val();
+            self.y_cur.next = (self.x_cur.val() ^ (self.x_cur.val() >> 1))
+                .replace_bit(31, self.x_cur.val().get_bit(31) ^ self.x_top_q[m].q.val());
+            self.y[m].next = self.y_cur.val();
+            self.y_top[m].next = self.x_top_q[m].q.val();
+            self.or_x.next = self.or_x.val() | self.x_cur.val();
+            self.seen3.next = self.seen3.val() | (self.seen2.val() & self.y_cur.val());
+            self.seen2.next = self.seen2.val() | (self.seen1.val() & self.y_cur.val());
+            self.seen1.next = self.seen1.val() | self.y_cur.val();
+            self.adjacent.next = self.adjacent.val() | (self.prev_y.val() & self.y_cur.val());
+            self.prev_y.next = self.y_cur.val();
+            self.or_x_top.next = self.or_x_top.val() | self.x_top_q[m].q.val();
+            self.seen3_top.next = self.seen3_top.val() | (self.seen2_top.val() & self.x_top_q[m].q.val());
+            self.seen2_top.next = self.seen2_top.val() | (self.seen1_top.val() & self.x_top_q[m].q.val());
+            self.seen1_top.next = self.seen1_top.val() | self.x_top_q[m].q.val();
+            self.adjacent_top.next = self.adjacent_top.val() | (self.prev_y_top.val() & self.x_top_q[m].q.val());
+            self.prev_y_top.next = self.x_top_q[m].q.val();
+            if self.valid_q[m].q.val() {
+                self.and_y.next = self.and_y.val() & self.y_cur.val();
+                self.and_y_top.next = self.and_y_top.val() & self.x_top_q[m].q.val();
+            }
+        }
+        for m in 32..64 {
+            // Values 32–63 have no plane 32: their top bit is zero.
+            self.narrow.next = self.x_lo_q[m - 32].q.val();
+            self.x_cur.next = bit_cast::<32, 17>(self.narrow.val());
+            self.y_cur.next = self.x_cur.val() ^ (self.x_cur.val() >> 1);
+            self.y_lo[m - 32].next = bit_cast::<17, 32>(self.y_cur.val());
+            self.or_x.next = self.or_x.val() | self.x_cur.val();
+            self.seen3.next = self.seen3.val() | (self.seen2.val() & self.y_cur.val());
+            self.seen2.next = self.seen2.val() | (self.seen1.val() & self.y_cur.val());
+            self.seen1.next = self.seen1.val() | self.y_cur.val();
+            self.adjacent.next = self.adjacent.val() | (self.prev_y.val() & self.y_cur.val());
+            self.prev_y.next = self.y_cur.val();
+            if self.valid_q[m].q.val() {
+                self.and_y.next = self.and_y.val() & self.y_cur.val();
+                self.and_y_top.next = false;
             }
         }
 
         // Which planes exist: 16 or 32 low planes, plus plane 16 or 32 for DBX.
         self.plane_valid.next = bits::<32>(0xFFFF);
-        if self.extra.val() {
+        if self.extra_q.q.val() {
             self.plane_valid.next = bits::<32>(0x1FFFF);
         }
-        if self.wide.val() {
+        if self.wide_q.q.val() {
             self.plane_valid.next = bits::<32>(0xFFFF_FFFF_u64);
         }
-        self.plane_valid_top.next = self.wide.val() & self.extra.val();
+        self.plane_valid_top.next = self.wide_q.q.val() & self.extra_q.q.val();
 
         // Classification, in the priority order of the prefix code.
         self.zero.next = !self.seen1.val() & self.plane_valid.val();
@@ -227,30 +318,30 @@ impl Logic for PlaneStats {
 
         // Field widths: run length ⌈log2(P−1)⌉ = 5 or 4 bits; position ⌈log2 L⌉.
         self.run_cost.next = bits::<11>(6);
-        if self.wide.val() {
+        if self.wide_q.q.val() {
             self.run_cost.next = bits::<11>(7);
         }
         self.pos_field_bits.next = bits::<3>(0);
-        if self.count.val() >= 2 {
+        if self.count_q.q.val() >= 2 {
             self.pos_field_bits.next = bits::<3>(1);
         }
-        if self.count.val() >= 3 {
+        if self.count_q.q.val() >= 3 {
             self.pos_field_bits.next = bits::<3>(2);
         }
-        if self.count.val() >= 5 {
+        if self.count_q.q.val() >= 5 {
             self.pos_field_bits.next = bits::<3>(3);
         }
-        if self.count.val() >= 9 {
+        if self.count_q.q.val() >= 9 {
             self.pos_field_bits.next = bits::<3>(4);
         }
-        if self.count.val() >= 17 {
+        if self.count_q.q.val() >= 17 {
             self.pos_field_bits.next = bits::<3>(5);
         }
-        if self.count.val() >= 33 {
+        if self.count_q.q.val() >= 33 {
             self.pos_field_bits.next = bits::<3>(6);
         }
         self.pos_cost.next = bits::<11>(5) + bit_cast::<11, 3>(self.pos_field_bits.val());
-        self.verbatim_cost.next = bits::<11>(1) + bit_cast::<11, 7>(self.count.val());
+        self.verbatim_cost.next = bits::<11>(1) + bit_cast::<11, 7>(self.count_q.q.val());
 
         // Sum of the per-plane code lengths.
         self.total.next = bits::<11>(0);
