@@ -25,13 +25,15 @@ impl BitWriter {
         if n == 0 {
             return;
         }
-        let v = if n == 32 { value as u64 } else { (value as u64) & ((1u64 << n) - 1) };
+        let v = (value as u64) & (u64::MAX >> (64 - n));
+        // `pending_bits` < 32 on entry, so the accumulator never holds more than 63 live bits;
+        // whole 32-bit words are flushed at once.
         self.acc = (self.acc << n) | v;
         self.pending_bits += n;
         self.len_bits += n as usize;
-        while self.pending_bits >= 8 {
-            self.pending_bits -= 8;
-            self.bytes.push((self.acc >> self.pending_bits) as u8);
+        if self.pending_bits >= 32 {
+            self.pending_bits -= 32;
+            self.bytes.extend_from_slice(&((self.acc >> self.pending_bits) as u32).to_be_bytes());
         }
     }
 
@@ -53,10 +55,12 @@ impl BitWriter {
 
     /// Pads with zero bits to a byte boundary and returns the bytes.
     pub fn into_bytes(mut self) -> Vec<u8> {
+        while self.pending_bits >= 8 {
+            self.pending_bits -= 8;
+            self.bytes.push((self.acc >> self.pending_bits) as u8);
+        }
         if self.pending_bits > 0 {
-            let pad = 8 - self.pending_bits;
-            self.put(0, pad);
-            self.len_bits -= pad as usize;
+            self.bytes.push((self.acc << (8 - self.pending_bits)) as u8);
         }
         self.bytes
     }
@@ -98,21 +102,53 @@ impl<'a> BitReader<'a> {
         if n == 0 {
             return Ok(0);
         }
+        self.check(n)?;
+        let v = (self.window() >> (64 - n)) as u32;
+        self.pos_bits += n as usize;
+        Ok(v)
+    }
+
+    /// Advances by `n` bits, or [`DecodeError::Truncated`] if fewer are left.
+    #[inline]
+    pub fn skip(&mut self, n: u32) -> Result<(), DecodeError> {
+        self.check(n)?;
+        self.pos_bits += n as usize;
+        Ok(())
+    }
+
+    /// The next `n` bits (1 ≤ n ≤ 32) without consuming them; bits past the end read as zero.
+    #[inline]
+    pub fn peek(&self, n: u32) -> u32 {
+        debug_assert!((1..=32).contains(&n));
+        let live = self.remaining_bits().min(64);
+        let word = self.window();
+        let word = if live < 64 { word & !(u64::MAX >> live) } else { word };
+        (word >> (64 - n)) as u32
+    }
+
+    #[inline]
+    fn check(&self, n: u32) -> Result<(), DecodeError> {
         if self.remaining_bits() < n as usize {
-            return Err(DecodeError::Truncated {
-                at_bit: self.pos_bits,
-                needed_bits: n,
-                available_bits: self.remaining_bits(),
-            });
+            return Err(DecodeError::Truncated { at_bit: self.pos_bits, needed_bits: n, available_bits: self.remaining_bits() });
         }
+        Ok(())
+    }
+
+    /// The 64 bits from the current position (at least 57 of them real), zero past the slice.
+    #[inline]
+    fn window(&self) -> u64 {
         let byte = self.pos_bits / 8;
         let offset = (self.pos_bits % 8) as u32;
-        let mut window = [0u8; 8];
-        let avail = (self.bytes.len() - byte).min(8);
-        window[..avail].copy_from_slice(&self.bytes[byte..byte + avail]);
-        let word = u64::from_be_bytes(window);
-        self.pos_bits += n as usize;
-        Ok(((word << offset) >> (64 - n)) as u32)
+        let word = match self.bytes.get(byte..byte + 8) {
+            Some(eight) => u64::from_be_bytes(eight.try_into().expect("8 bytes")),
+            None => {
+                let mut window = [0u8; 8];
+                let tail = self.bytes.get(byte..).unwrap_or(&[]);
+                window[..tail.len()].copy_from_slice(tail);
+                u64::from_be_bytes(window)
+            }
+        };
+        word << offset
     }
 
     /// Reads an `n`-bit field (n ≤ 64).

@@ -59,86 +59,93 @@ pub fn block_sizes(block: &[u8; BLOCK_BYTES], width: SymbolWidth) -> BlockSizes 
 
 /// Payload bits of all four codes for the `N` symbols of one block.
 pub fn symbol_sizes(syms: &[u32], width: SymbolWidth) -> BlockSizes {
-    let n_sym = syms.len() as u32;
+    let n_sym = syms.len();
     let w = width.bits();
-
-    // BX over all symbols and, in the same pass, ZBX over the nonzero ones.
-    let mut bx = PlaneStats::new(w);
-    let mut zbx = PlaneStats::new(w);
-    for &s in syms {
-        bx.push(s as u64);
-        if s != 0 {
-            zbx.push(s as u64);
-        }
-    }
-    let nonzero = zbx.count;
-
-    // DBX over the (w+1)-bit deltas.
-    let mut dbx = PlaneStats::new(w + 1);
+    // The three value sequences the plane codes see: the symbols (BX), the nonzero symbols
+    // compacted to the front (ZBX; branch-free, zeros overwritten by the next nonzero), and the
+    // (w+1)-bit deltas (DBX).
+    let mut values = [0u64; MAX_SYMBOLS];
+    let mut packed = [0u64; MAX_SYMBOLS];
+    let mut deltas = [0u64; MAX_SYMBOLS];
+    let mut nonzero = 0usize;
     let delta_mask = (1u64 << (w + 1)) - 1;
-    for k in 1..syms.len() {
-        dbx.push((syms[k] as i64 - syms[k - 1] as i64) as u64 & delta_mask);
+    let mut prev = syms[0] as i64;
+    for (k, &s) in syms.iter().enumerate() {
+        values[k] = s as u64;
+        packed[nonzero] = s as u64;
+        nonzero += (s != 0) as usize;
+        deltas[k] = (s as i64 - prev) as u64 & delta_mask;
+        prev = s as i64;
     }
-
     BlockSizes {
-        zvc: n_sym + nonzero * w,
-        dbx: base_bits(syms[0], width) + dbx.bits(),
-        bx: bx.bits(),
-        zbx: n_sym + if nonzero == 0 { 0 } else { zbx.bits() },
+        zvc: (n_sym + nonzero * w as usize) as u32,
+        dbx: base_bits(syms[0], width) + plane_bits(&deltas[1..n_sym], w + 1),
+        bx: plane_bits(&values[..n_sym], w),
+        zbx: n_sym as u32 + if nonzero == 0 { 0 } else { plane_bits(&packed[..nonzero], w) },
     }
 }
 
-/// Bit-parallel summary of the planes of a value sequence: bit `j` of each field describes plane `j`.
-struct PlaneStats {
-    planes: u32,
-    count: u32,
-    /// OR of the pre-XOR values: bit j clear ⇔ DBP plane j is zero.
-    or_x: u64,
-    /// Bits set in at least one / two / three XORed values.
+/// Bit-parallel saturating count (0, 1, 2, ≥3) of the ones at each bit position.
+#[derive(Clone, Copy, Default)]
+struct Counts {
     one: u64,
     two: u64,
     three: u64,
-    /// AND of the XORed values: bit j set ⇔ XORed plane j is all ones.
-    and_y: u64,
-    /// OR of `y[m] & y[m-1]`: bit j set ⇔ plane j has two adjacent ones.
-    adjacent: u64,
-    prev_y: u64,
 }
 
-impl PlaneStats {
-    fn new(planes: u32) -> Self {
-        PlaneStats { planes, count: 0, or_x: 0, one: 0, two: 0, three: 0, and_y: u64::MAX, adjacent: 0, prev_y: 0 }
-    }
-
+impl Counts {
     #[inline(always)]
-    fn push(&mut self, x: u64) {
-        let y = x ^ (x >> 1);
-        self.or_x |= x;
+    fn add(&mut self, y: u64) {
         self.three |= self.two & y;
         self.two |= self.one & y;
         self.one |= y;
-        self.and_y &= y;
-        self.adjacent |= y & self.prev_y;
-        self.prev_y = y;
-        self.count += 1;
     }
 
-    /// Bits of the prefix-coded planes (FORMAT.md §5).
-    fn bits(&self) -> u32 {
-        let geo = PlaneGeometry { planes: self.planes, plane_bits: self.count };
-        let all = (1u64 << self.planes) - 1;
-        let zero = !self.one & all;
-        let runs = (zero & !(zero >> 1)).count_ones();
-        let singles = (zero & !(zero >> 1) & !(zero << 1)).count_ones();
-        let all_ones = self.one & self.and_y;
-        let dbp_zero = self.one & !all_ones & !self.or_x;
-        let rest = self.one & !all_ones & !dbp_zero;
-        let one_or_two = rest & ((self.one & !self.two) | (self.two & !self.three & self.adjacent));
-        let verbatim = rest & !one_or_two;
-        3 * singles
-            + (2 + geo.run_field_bits()) * (runs - singles)
-            + 5 * (all_ones.count_ones() + dbp_zero.count_ones())
-            + (5 + geo.pos_field_bits()) * one_or_two.count_ones()
-            + (1 + self.count) * verbatim.count_ones()
+    #[inline(always)]
+    fn merge(a: Counts, b: Counts) -> Counts {
+        Counts { one: a.one | b.one, two: a.two | b.two | (a.one & b.one), three: a.three | b.three | (a.two & b.one) | (a.one & b.two) }
     }
+}
+
+/// Bits of the prefix-coded planes (FORMAT.md §5) of the values `xs` (`P = planes` bits each,
+/// `L = xs.len()` values, L ≥ 1). Bit `j` of every summary below describes plane `j`.
+fn plane_bits(xs: &[u64], planes: u32) -> u32 {
+    let mut or_x = 0u64; // bit j clear ⇔ DBP plane j is zero
+    let mut and_y = u64::MAX; // bit j set ⇔ XORed plane j is all ones
+    let mut adjacent = 0u64; // bit j set ⇔ XORed plane j has two neighbouring ones
+    let (mut even, mut odd) = (Counts::default(), Counts::default());
+    let mut prev_y = 0u64;
+    let mut pairs = xs.chunks_exact(2);
+    for pair in &mut pairs {
+        let (y0, y1) = (pair[0] ^ (pair[0] >> 1), pair[1] ^ (pair[1] >> 1));
+        or_x |= pair[0] | pair[1];
+        and_y &= y0 & y1;
+        adjacent |= (y0 & prev_y) | (y1 & y0);
+        even.add(y0);
+        odd.add(y1);
+        prev_y = y1;
+    }
+    if let [x] = pairs.remainder() {
+        let y = x ^ (x >> 1);
+        or_x |= x;
+        and_y &= y;
+        adjacent |= y & prev_y;
+        even.add(y);
+    }
+    let c = Counts::merge(even, odd);
+    let geo = PlaneGeometry { planes, plane_bits: xs.len() as u32 };
+    let all = (1u64 << planes) - 1;
+    let zero = !c.one & all;
+    let runs = (zero & !(zero >> 1)).count_ones();
+    let singles = (zero & !(zero >> 1) & !(zero << 1)).count_ones();
+    let all_ones = c.one & and_y;
+    let dbp_zero = c.one & !all_ones & !or_x;
+    let rest = c.one & !all_ones & !dbp_zero;
+    let one_or_two = rest & ((c.one & !c.two) | (c.two & !c.three & adjacent));
+    let verbatim = rest & !one_or_two;
+    3 * singles
+        + (2 + geo.run_field_bits()) * (runs - singles)
+        + 5 * (all_ones.count_ones() + dbp_zero.count_ones())
+        + (5 + geo.pos_field_bits()) * one_or_two.count_ones()
+        + (1 + geo.plane_bits) * verbatim.count_ones()
 }

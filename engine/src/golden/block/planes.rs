@@ -58,20 +58,25 @@ impl PlaneGeometry {
 }
 
 /// Transposes a 32×32 bit matrix in place: afterwards bit `31-c` of row `r` is the former bit
-/// `31-r` of row `c` (row 0 on top, bit 31 leftmost). Hacker's Delight §7-3.
+/// `31-r` of row `c` (row 0 on top, bit 31 leftmost). Hacker's Delight §7-3, with each of the
+/// five swap stages written out so the compiler can unroll and vectorise it.
 fn transpose32(a: &mut [u32; 32]) {
-    let mut j = 16usize;
-    let mut m: u32 = 0x0000_FFFF;
-    while j != 0 {
-        let mut k = 0usize;
-        while k < 32 {
-            let t = (a[k] ^ (a[k + j] >> j)) & m;
+    stage::<16>(a, 0x0000_FFFF);
+    stage::<8>(a, 0x00FF_00FF);
+    stage::<4>(a, 0x0F0F_0F0F);
+    stage::<2>(a, 0x3333_3333);
+    stage::<1>(a, 0x5555_5555);
+}
+
+/// One stage of [`transpose32`]: swaps the `J`-bit sub-blocks off the diagonal.
+#[inline(always)]
+fn stage<const J: usize>(a: &mut [u32; 32], m: u32) {
+    for base in (0..32).step_by(2 * J) {
+        for k in base..base + J {
+            let t = (a[k] ^ (a[k + J] >> J)) & m;
             a[k] ^= t;
-            a[k + j] ^= t << j;
-            k = (k + j + 1) & !j;
+            a[k + J] ^= t << J;
         }
-        j >>= 1;
-        m ^= m << j;
     }
 }
 
@@ -229,9 +234,13 @@ pub fn decode_planes(r: &mut BitReader, geo: PlaneGeometry, p: &mut [u64]) -> Re
     let mut above = 0u64;
     let mut j = top as isize;
     while j >= 0 {
-        let plane = if r.get(1)? == 1 {
+        // One 5-bit peek tells the case: `1…` verbatim, `01…` run, `001` zero, `000xx` the rest.
+        let prefix = r.peek(5);
+        let plane = if prefix & 0b10000 != 0 {
+            r.skip(1)?;
             r.get64(geo.plane_bits)? ^ above
-        } else if r.get(1)? == 1 {
+        } else if prefix & 0b01000 != 0 {
+            r.skip(2)?;
             let run = r.get(geo.run_field_bits())? + 2;
             if run as isize > j + 1 {
                 return Err(DecodeError::RunTooLong { run, remaining: (j + 1) as u32 });
@@ -241,10 +250,12 @@ pub fn decode_planes(r: &mut BitReader, geo: PlaneGeometry, p: &mut [u64]) -> Re
                 j -= 1;
             }
             continue;
-        } else if r.get(1)? == 1 {
+        } else if prefix & 0b00100 != 0 {
+            r.skip(3)?;
             above
         } else {
-            match r.get(2)? {
+            r.skip(5)?;
+            match prefix & 0b11 {
                 0b00 => ones ^ above,
                 0b01 => {
                     if j as usize == top {
