@@ -88,14 +88,12 @@ fn stage_one(est: &mut Estimate, target: i64, copy_budget_ns: f64, ranking: Rank
         if 2.0 * (setup + x) > window_ns {
             continue;
         }
-        let before = est.plan.decisions[t];
-        est.set_swap(t);
-        if !(est.schedule_swap_outs() && est.prefetches_meet_deadlines()) {
-            est.set(t, before);
-            est.schedule_swap_outs();
+        if !est.swap_fits(t) {
             continue;
         }
-        // Line 4 done; line 6: stop once the peak fits.
+        // Line 4; line 6: stop once the peak fits.
+        est.set_swap(t);
+        est.schedule_swap_outs();
         copy_ns += x;
         if peak(&est.profile()).0 <= target {
             break;

@@ -32,6 +32,10 @@ pub(crate) struct Estimate<'a> {
     swaps_by_use: Vec<(usize, TensorIdx)>,
     /// First position of `swaps_by_queue_op` changed since the last schedule.
     dirty_from: usize,
+    /// Queue insertions and removals since the last schedule.
+    changes: usize,
+    /// Whether a swapped tensor's `swap_done_ns` and `release` are from a schedule of the current queue.
+    scheduled: Vec<bool>,
     /// Treat swap-outs as instant (the swap-only policy, which stalls instead).
     instant_swap_out: bool,
     /// Memoised C_r per tensor (`None` = not computed).
@@ -44,7 +48,7 @@ impl<'a> Estimate<'a> {
     /// Keeps everything; `plan_wire[t]` are the sizes the plan assumes on the link.
     pub fn new(w: &'a Workload, plan_wire: &[u64], label: &str, instant_swap_out: bool) -> Self {
         let transfer_ns = w.tensors.iter().zip(plan_wire).map(|(t, &wire)| w.platform.transfer_ns(t.bytes, wire)).collect();
-        Estimate { w, plan: Plan::keep_all(w, label), transfer_ns, release: vec![0; w.tensors.len()], swap_done_ns: vec![0.0; w.tensors.len()], swaps_by_queue_op: Vec::new(), swaps_by_use: Vec::new(), dirty_from: 0, instant_swap_out,
+        Estimate { w, plan: Plan::keep_all(w, label), transfer_ns, release: vec![0; w.tensors.len()], swap_done_ns: vec![0.0; w.tensors.len()], swaps_by_queue_op: Vec::new(), swaps_by_use: Vec::new(), dirty_from: 0, changes: 0, scheduled: vec![false; w.tensors.len()], instant_swap_out,
             replay_cache: RefCell::new(vec![None; w.tensors.len()]),
             replay_watchers: RefCell::new(vec![Vec::new(); w.tensors.len()]),
         }
@@ -84,12 +88,70 @@ impl<'a> Estimate<'a> {
         self.w.base_profile_bytes.iter().zip(&diff).map(|(&b, &d)| { acc += d; b as i64 + acc }).collect()
     }
 
-    /// Sets `t` to swap with its swap-out after its last forward write and
-    /// its prefetch at its first backward use; updates every release point.
-    pub fn set_swap(&mut self, t: TensorIdx) {
+    /// The op after which `t`'s swap-out is queued: its last forward write.
+    fn swap_out_after(&self, t: TensorIdx) -> usize {
         let info = &self.w.tensors[t];
-        let swap_out_after = info.last_forward_write.or(info.alloc_op).unwrap_or(0);
-        self.set(t, Decision::Swap { swap_out_after, prefetch_at: self.fb(t) });
+        info.last_forward_write.or(info.alloc_op).unwrap_or(0)
+    }
+
+    /// Sets `t` to swap with its swap-out after its last forward write and
+    /// its prefetch at its first backward use (call
+    /// [`Estimate::schedule_swap_outs`] to update the release points).
+    pub fn set_swap(&mut self, t: TensorIdx) {
+        self.set(t, Decision::Swap { swap_out_after: self.swap_out_after(t), prefetch_at: self.fb(t) });
+    }
+
+    /// Whether swapping `t` (KEEP now) as [`Estimate::set_swap`] would keep
+    /// both copy queues on time: the device-to-host queue drains before the
+    /// forward pass ends and the host-to-device queue (FIFO by first backward
+    /// use, each copy once its swap-out is done) delivers every tensor before
+    /// its use. Leaves the plan unchanged; recomputes only the copies `t`
+    /// delays, up to the first that still finishes when it did.
+    pub fn swap_fits(&mut self, t: TensorIdx) -> bool {
+        if self.changes > 0 || self.dirty_from != usize::MAX {
+            self.schedule_swap_outs();
+        }
+        let w = self.w;
+        let setup = w.platform.copy_setup_ns();
+        let after_t = self.swap_out_after(t);
+        let p = self.swaps_by_queue_op.partition_point(|&k| k < (after_t, t));
+        let mut free_at = if p == 0 { 0.0f64 } else { self.swap_done_ns[self.swaps_by_queue_op[p - 1].1] };
+        let done_t = w.op_start_ns[after_t + 1].max(free_at) + setup + self.transfer_ns[t];
+        free_at = done_t;
+        let mut delayed: Vec<(TensorIdx, f64)> = Vec::new();
+        let mut last_done = done_t;
+        for &(after, u) in &self.swaps_by_queue_op[p..] {
+            let done = w.op_start_ns[after + 1].max(free_at) + setup + self.transfer_ns[u];
+            if done == self.swap_done_ns[u] {
+                // The FIFO repeats its schedule from here on.
+                last_done = self.swaps_by_queue_op.last().map_or(done, |&(_, v)| self.swap_done_ns[v]);
+                break;
+            }
+            delayed.push((u, done));
+            free_at = done;
+            last_done = done;
+        }
+        if last_done > w.forward_ns {
+            return false;
+        }
+        delayed.sort_unstable_by_key(|&(u, _)| u);
+        let done_of = |u: TensorIdx| match delayed.binary_search_by_key(&u, |&(v, _)| v) {
+            Ok(i) => delayed[i].1,
+            Err(_) => self.swap_done_ns[u],
+        };
+        let fb_t = self.fb(t);
+        let q = self.swaps_by_use.partition_point(|&k| k < (fb_t, t));
+        let mut free_at = 0.0f64;
+        let by_use = self.swaps_by_use[..q].iter().copied().chain(std::iter::once((fb_t, t))).chain(self.swaps_by_use[q..].iter().copied());
+        for (fb, u) in by_use {
+            let swap_done = if u == t { done_t } else { done_of(u) };
+            let done = swap_done.max(free_at) + setup + self.transfer_ns[u];
+            free_at = done;
+            if done > w.op_start_ns[fb] {
+                return false;
+            }
+        }
+        true
     }
 
     /// Sets the decision of `t`, keeping the copy-queue orders up to date;
@@ -101,8 +163,12 @@ impl<'a> Estimate<'a> {
             }
             self.swaps_by_queue_op.retain(|&(_, u)| u != t);
             self.swaps_by_use.retain(|&(_, u)| u != t);
+            self.changes += 1;
+            self.scheduled[t] = false;
         }
         if let Decision::Swap { swap_out_after, .. } = decision {
+            self.changes += 1;
+            self.scheduled[t] = false;
             let key = (swap_out_after, t);
             let at = self.swaps_by_queue_op.partition_point(|&k| k < key);
             self.swaps_by_queue_op.insert(at, key);
@@ -122,16 +188,24 @@ impl<'a> Estimate<'a> {
 
     /// Schedules the device-to-host queue (FIFO by queue time), sets every
     /// release point, and returns whether it drains before the forward pass
-    /// ends. Only the part of the queue after the first change is redone.
+    /// ends. Only the part of the queue after the first change is redone and,
+    /// after a single insertion or removal, only until a copy already
+    /// scheduled finishes when it did before (the FIFO then repeats itself).
     pub fn schedule_swap_outs(&mut self) -> bool {
         let w = self.w;
         let from = self.dirty_from.min(self.swaps_by_queue_op.len());
         self.dirty_from = usize::MAX;
+        let single_change = self.changes <= 1;
+        self.changes = 0;
         let mut free_at = if from == 0 { 0.0f64 } else { self.swap_done_ns[self.swaps_by_queue_op[from - 1].1] };
         for i in from..self.swaps_by_queue_op.len() {
             let (after, t) = self.swaps_by_queue_op[i];
             let done = w.op_start_ns[after + 1].max(free_at) + w.platform.copy_setup_ns() + self.transfer_ns[t];
             free_at = done;
+            if single_change && self.scheduled[t] && done == self.swap_done_ns[t] {
+                break;
+            }
+            self.scheduled[t] = true;
             self.swap_done_ns[t] = done;
             let done_op = if self.instant_swap_out { after } else { w.op_at_ns(done) };
             self.release[t] = done_op.max(self.lf(t));
@@ -142,7 +216,9 @@ impl<'a> Estimate<'a> {
 
     /// Whether the host-to-device queue (FIFO by first backward use, each copy
     /// as soon as its swap-out is done) delivers every tensor before its use.
-    /// Call after [`Estimate::schedule_swap_outs`].
+    /// Call after [`Estimate::schedule_swap_outs`]. The reference for
+    /// [`Estimate::swap_fits`] in tests.
+    #[cfg(test)]
     pub fn prefetches_meet_deadlines(&self) -> bool {
         let w = self.w;
         let mut free_at = 0.0f64;
@@ -241,4 +317,84 @@ pub(crate) fn peak(profile: &[i64]) -> (i64, usize) {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::Platform;
+    use crate::synth::{SynthConfig, random_trace};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The schedule that stops early after a single insertion or removal
+    /// against one built from scratch, after every change.
+    #[test]
+    fn incremental_swap_out_schedule_matches_a_fresh_one() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut checked = 0;
+        for seed in 0..4 {
+            let w = Workload::new(&random_trace(&SynthConfig::small(120, seed)), &Platform::b());
+            for ratio in [1, 2, 8] {
+                let wire: Vec<u64> = w.tensors.iter().map(|t| t.bytes / ratio).collect();
+                let mut est = Estimate::new(&w, &wire, "x", false);
+                for _ in 0..150 {
+                    let t = w.candidates[rng.gen_range(0..w.candidates.len())];
+                    if est.plan.decisions[t] == Decision::Keep {
+                        est.set_swap(t);
+                    } else {
+                        let _ = est.set(t, Decision::Keep);
+                    }
+                    let drains = est.schedule_swap_outs();
+                    let mut fresh = Estimate::new(&w, &wire, "x", false);
+                    for (_, u) in est.swaps_by_queue_op.clone() {
+                        fresh.set_swap(u);
+                    }
+                    assert_eq!(fresh.schedule_swap_outs(), drains);
+                    for &(_, u) in &est.swaps_by_queue_op {
+                        assert_eq!((est.swap_done_ns[u], est.release[u]), (fresh.swap_done_ns[u], fresh.release[u]));
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    /// `swap_fits` against swapping, scheduling both queues in full, and undoing.
+    #[test]
+    fn swap_fits_matches_a_full_schedule() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let (mut fits, mut misses) = (0, 0);
+        for seed in 0..4 {
+            let w = Workload::new(&random_trace(&SynthConfig::small(120, seed)), &Platform::a());
+            for ratio in [1, 3] {
+                let wire: Vec<u64> = w.tensors.iter().map(|t| t.bytes / ratio).collect();
+                let mut est = Estimate::new(&w, &wire, "x", false);
+                for _ in 0..150 {
+                    let t = w.candidates[rng.gen_range(0..w.candidates.len())];
+                    if est.plan.decisions[t] != Decision::Keep {
+                        continue;
+                    }
+                    let fast = est.swap_fits(t);
+                    let mut full = est.clone();
+                    full.set_swap(t);
+                    let mut fresh = Estimate::new(&w, &wire, "x", false);
+                    for (_, u) in full.swaps_by_queue_op.clone() {
+                        fresh.set_swap(u);
+                    }
+                    let want = fresh.schedule_swap_outs() && fresh.prefetches_meet_deadlines();
+                    assert_eq!(fast, want, "seed {seed} tensor {t}");
+                    if fast {
+                        fits += 1;
+                        est.set_swap(t);
+                        est.schedule_swap_outs();
+                    } else {
+                        misses += 1;
+                    }
+                }
+            }
+        }
+        assert!(fits > 50 && misses > 50, "{fits} fit, {misses} do not");
+    }
 }
