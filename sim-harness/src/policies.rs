@@ -133,16 +133,19 @@ impl Row {
     }
 }
 
-/// Sizes one codec configuration produced for the saved activations of one iteration, keyed by
-/// training-trace signature.
+/// Raw and wire bytes of the sampled saved activations of one iteration under each codec
+/// configuration, keyed by training-trace signature.
 #[derive(Clone, Debug, Default)]
 struct Tables {
-    /// Platform A (f32 data, 32-bit symbols): ZVC and PlaneZip.
+    /// Platform A: ZVC on the f32 data, 32-bit symbols.
     a_zvc: RatioTable,
+    /// Platform A: PlaneZip on the f32 data, 32-bit symbols.
     a_planezip: RatioTable,
-    /// Platform B (bf16 RNE, 16-bit symbols): ZVC and PlaneZip; PlaneZip with 32-bit symbols.
+    /// Platform B: ZVC on the bf16 (RNE) data, 16-bit symbols.
     b_zvc: RatioTable,
+    /// Platform B: PlaneZip on the bf16 data, 16-bit symbols.
     b_planezip: RatioTable,
+    /// Platform B: PlaneZip on the bf16 data, 32-bit symbols (ablation).
     b_planezip32: RatioTable,
 }
 
