@@ -7,17 +7,19 @@ use anyhow::{Context, Result, bail};
 use safetensors::tensor::TensorView;
 use std::path::Path;
 
-/// Runs `compress`; returns (input bytes, output bytes).
-pub fn compress(args: &CompressArgs) -> Result<(usize, usize)> {
+/// Runs `compress`; returns (input file bytes, bytes compressed — after the `--dtype`
+/// conversion, if any —, output bytes).
+pub fn compress(args: &CompressArgs) -> Result<(usize, usize, usize)> {
     check_output(&args.input, &args.output, args.force)?;
     let input = std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?;
+    let input_len = input.len();
     let source = match args.dtype {
         Some(StoreDtype::Bf16) => to_bf16(&input).with_context(|| format!("{}: converting to bf16", args.input.display()))?,
         None => input,
     };
     let out = engine::container::compress(&source, args.symbol_bits.map(|b| b.width())).with_context(|| format!("{}", args.input.display()))?;
     write_new(&args.output, &out)?;
-    Ok((source.len(), out.len()))
+    Ok((input_len, source.len(), out.len()))
 }
 
 /// Runs `decompress`; returns (input bytes, output bytes).
@@ -30,6 +32,8 @@ pub fn decompress(args: &DecompressArgs) -> Result<(usize, usize)> {
 }
 
 /// Rewrites a safetensors file with every F32 tensor converted to BF16 (RNE), metadata kept.
+/// Finite values match PyTorch's `.to(torch.bfloat16)` bit for bit; NaNs stay NaNs but keep their
+/// sign and top payload bits (PyTorch writes one canonical NaN).
 fn to_bf16(file: &[u8]) -> Result<Vec<u8>> {
     let st = safetensors::SafeTensors::deserialize(file).map_err(|e| anyhow::anyhow!("not a valid safetensors file: {e:?}"))?;
     let (_, meta) = safetensors::SafeTensors::read_metadata(file).map_err(|e| anyhow::anyhow!("{e:?}"))?;

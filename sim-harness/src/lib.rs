@@ -40,8 +40,9 @@ pub fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Compress(args) => {
-            let (raw, out) = container_cmd::compress(&args)?;
-            println!("compressed {} ({raw} bytes) -> {} ({out} bytes), ratio {:.3}x", args.input.display(), args.output.display(), ratios::ratio(raw, out));
+            let (input, raw, out) = container_cmd::compress(&args)?;
+            let converted = if raw == input { String::new() } else { format!(", {raw} bytes as bf16") };
+            println!("compressed {} ({input} bytes{converted}) -> {} ({out} bytes), ratio {:.3}x", args.input.display(), args.output.display(), ratios::ratio(raw, out));
         }
         Command::Policies(args) => policies::run(&args)?,
         Command::Decompress(args) => {
