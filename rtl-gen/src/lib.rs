@@ -1,0 +1,257 @@
+//! RTL generation for PlaneZip: every synthesizable top of `engine::hw` as a Verilog file whose
+//! modules all carry the top's name as prefix (so several tops load into one Yosys or Verilator
+//! run), an ANSI wrapper per top with packed ports (rust-hdl emits non-ANSI ports named like
+//! `beat_data$0`, which marlin and most C++ harnesses cannot bind), and a JSON manifest of ports
+//! and widths. `cargo run -p rtl-gen -- --out DIR` writes them and lints each with Verilator.
+//!
+//! A new top (packer, decompressor lane, engine top) joins the flow by adding one entry to
+//! [`TOPS`].
+
+use anyhow::{Context, Result, bail, ensure};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One exported top: its module name and the `engine` function that returns its Verilog.
+pub struct TopSpec {
+    /// Top module name; every module of the top's Verilog starts with it.
+    pub name: &'static str,
+    /// What the top is, for the manifest.
+    pub description: &'static str,
+    /// The export function in `engine`.
+    pub verilog: fn() -> String,
+}
+
+/// Every top that exists. Add one entry per new top.
+pub const TOPS: &[TopSpec] = &[TopSpec {
+    name: engine::hw::LANE_MODULE,
+    description: "compressor lane: 32-byte beats in, one encoded 128-byte block out every 4 cycles; symbol width (16/32 bit) per transfer",
+    verilog: engine::hw::compressor_lane_verilog,
+}];
+
+/// Direction of a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dir {
+    /// Input port.
+    Input,
+    /// Output port.
+    Output,
+}
+
+/// A port of the wrapper: rust-hdl's array ports `name$0 … name$(n-1)` (each `elem_bits` wide)
+/// are packed into one vector of `n · elem_bits` bits, element `k` in bits
+/// `[k·elem_bits + elem_bits − 1 : k·elem_bits]`; scalar ports have `elems` = 1.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Port {
+    /// Port name (without rust-hdl's `$k` suffix).
+    pub name: String,
+    /// Direction.
+    pub dir: Dir,
+    /// Width of one element in bits.
+    pub elem_bits: u32,
+    /// Number of elements (1 for a scalar port).
+    pub elems: u32,
+    /// Total width in bits (`elem_bits · elems`), the width of the wrapper's packed port.
+    pub bits: u32,
+    /// Whether the top declares it as an array (`name$0 …`), even of one element.
+    pub array: bool,
+}
+
+/// Manifest entry of one top.
+#[derive(Clone, Debug, Serialize)]
+pub struct TopManifest {
+    /// Top module name (the module in `file`).
+    pub top: String,
+    /// ANSI wrapper module name (the module in `wrapper_file`).
+    pub wrapper: String,
+    /// What the top is.
+    pub description: String,
+    /// Verilog file of the top (relative to the output directory).
+    pub file: String,
+    /// Verilog file of the wrapper (relative to the output directory).
+    pub wrapper_file: String,
+    /// Number of modules in `file`.
+    pub modules: usize,
+    /// The wrapper's ports, in declaration order.
+    pub ports: Vec<Port>,
+}
+
+/// Name of the ANSI wrapper of `top`.
+pub fn wrapper_name(top: &str) -> String {
+    format!("{top}_ansi")
+}
+
+/// Names of the modules declared in `verilog`, in order.
+pub fn module_names(verilog: &str) -> Vec<String> {
+    verilog
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("module "))
+        .map(|rest| rest.split(['(', ' ', ';']).next().unwrap_or("").to_string())
+        .collect()
+}
+
+/// Checks that every module in `verilog` is `top` or starts with `top$`, and that `top` exists.
+pub fn check_prefixed(verilog: &str, top: &str) -> Result<usize> {
+    let names = module_names(verilog);
+    ensure!(names.iter().any(|n| n == top), "no module named {top}");
+    let prefix = format!("{top}$");
+    if let Some(bad) = names.iter().find(|n| *n != top && !n.starts_with(&prefix)) {
+        bail!("module {bad} is not prefixed with {top}");
+    }
+    Ok(names.len())
+}
+
+/// Parses the port declarations (`input wire [h:l] name;`, `output reg name;`) of module `top`
+/// and groups rust-hdl's array ports `name$k` into packed [`Port`]s, in declaration order.
+pub fn parse_ports(verilog: &str, top: &str) -> Result<Vec<Port>> {
+    let head = format!("module {top}(");
+    let start = verilog.find(&head).with_context(|| format!("module {top} not found"))?;
+    let body = &verilog[start..];
+    let body = &body[..body.find("endmodule").context("module without endmodule")?];
+    let mut ports: Vec<Port> = Vec::new();
+    for line in body.lines() {
+        let t = line.trim();
+        let (dir, rest) = if let Some(r) = t.strip_prefix("input ") {
+            (Dir::Input, r)
+        } else if let Some(r) = t.strip_prefix("output ") {
+            (Dir::Output, r)
+        } else {
+            continue;
+        };
+        let rest = rest.trim_start_matches("wire").trim_start_matches("reg").trim().trim_end_matches(';').trim();
+        let (bits, name) = match rest.strip_prefix('[') {
+            Some(r) => {
+                let (range, name) = r.split_once(']').context("unterminated range")?;
+                let (hi, lo) = range.split_once(':').context("range without ':'")?;
+                let (hi, lo): (u32, u32) = (hi.trim().parse()?, lo.trim().parse()?);
+                ensure!(lo == 0, "port range [{hi}:{lo}] does not end at 0");
+                (hi + 1, name.trim())
+            }
+            None => (1, rest),
+        };
+        let (base, index) = match name.split_once('$') {
+            Some((b, k)) => (b, Some(k.parse::<u32>().with_context(|| format!("port {name}"))?)),
+            None => (name, None),
+        };
+        match (index, ports.last_mut()) {
+            (Some(k), Some(p)) if k > 0 && p.name == base => {
+                ensure!(k == p.elems && p.dir == dir && p.elem_bits == bits, "array port {name} out of order or ragged");
+                p.elems += 1;
+                p.bits += bits;
+            }
+            (Some(k), _) if k > 0 => bail!("array port {name} without element 0"),
+            _ => ports.push(Port { name: base.to_string(), dir, elem_bits: bits, elems: 1, bits, array: index.is_some() }),
+        }
+    }
+    ensure!(!ports.is_empty(), "module {top} has no ports");
+    Ok(ports)
+}
+
+fn range(bits: u32) -> String {
+    if bits == 1 { String::new() } else { format!("[{}:0] ", bits - 1) }
+}
+
+/// The ANSI wrapper of `top`: module [`wrapper_name`] with the packed `ports`, instantiating `top`
+/// and wiring element `k` of each array port to `name$k` (`$` is legal inside a Verilog name).
+pub fn ansi_wrapper(top: &str, ports: &[Port]) -> String {
+    let mut v = format!("// ANSI wrapper of {top} with packed ports (generated by rtl-gen)\nmodule {}(\n", wrapper_name(top));
+    let decls: Vec<String> = ports
+        .iter()
+        .map(|p| format!("    {} wire {}{}", if p.dir == Dir::Input { "input" } else { "output" }, range(p.bits), p.name))
+        .collect();
+    v.push_str(&decls.join(",\n"));
+    v.push_str("\n);\n");
+    let mut conns = Vec::new();
+    for p in ports {
+        if !p.array {
+            conns.push(format!("        .{n}({n})", n = p.name));
+        } else {
+            for k in 0..p.elems {
+                let lo = k * p.elem_bits;
+                conns.push(format!("        .{}${}({}[{}:{}])", p.name, k, p.name, lo + p.elem_bits - 1, lo));
+            }
+        }
+    }
+    v.push_str(&format!("    {top} u_{top} (\n{}\n    );\nendmodule\n", conns.join(",\n")));
+    v
+}
+
+/// Writes `<top>.v` and `<top>_ansi.v` for every top of [`TOPS`] and `manifest.json` into `out`;
+/// returns the manifest.
+pub fn generate(out: &Path) -> Result<Vec<TopManifest>> {
+    std::fs::create_dir_all(out).with_context(|| format!("create {}", out.display()))?;
+    let mut manifest = Vec::new();
+    for spec in TOPS {
+        let verilog = (spec.verilog)();
+        let modules = check_prefixed(&verilog, spec.name)?;
+        let ports = parse_ports(&verilog, spec.name)?;
+        let file = format!("{}.v", spec.name);
+        let wrapper_file = format!("{}.v", wrapper_name(spec.name));
+        std::fs::write(out.join(&file), &verilog)?;
+        std::fs::write(out.join(&wrapper_file), ansi_wrapper(spec.name, &ports))?;
+        manifest.push(TopManifest {
+            top: spec.name.to_string(),
+            wrapper: wrapper_name(spec.name),
+            description: spec.description.to_string(),
+            file,
+            wrapper_file,
+            modules,
+            ports,
+        });
+    }
+    std::fs::write(out.join("manifest.json"), serde_json::to_string_pretty(&manifest)? + "\n")?;
+    Ok(manifest)
+}
+
+/// Writes each module of `verilog` to `<dir>/<module>.v` (the layout Verilator's DECLFILENAME
+/// rule wants) and returns the paths.
+pub fn split_modules(verilog: &str, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut files = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in verilog.lines() {
+        if let Some(rest) = line.trim_start().strip_prefix("module ") {
+            ensure!(current.is_none(), "nested module");
+            current = Some((rest.split(['(', ' ', ';']).next().unwrap_or("").to_string(), String::new()));
+        }
+        if let Some((_, text)) = current.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+        if line.trim_start().starts_with("endmodule") {
+            let (name, text) = current.take().context("endmodule without module")?;
+            let path = dir.join(format!("{name}.v"));
+            std::fs::write(&path, text)?;
+            files.push(path);
+        }
+    }
+    ensure!(current.is_none(), "unterminated module");
+    Ok(files)
+}
+
+/// Lints the top `top` of `dir` (its `<top>.v` and wrapper `<top>_ansi.v`, as [`generate`] wrote
+/// them) with `verilator --lint-only -Wall`, the wrapper as top module, every module in its own
+/// file under `scratch`. Returns the warnings that are not `WIDTH` (rust-hdl's literal style gives
+/// many WIDTH warnings and nothing else on correct code); errors if Verilator cannot run.
+pub fn lint(dir: &Path, top: &str, scratch: &Path) -> Result<Vec<String>> {
+    let _ = std::fs::remove_dir_all(scratch);
+    let mut files = Vec::new();
+    for file in [format!("{top}.v"), format!("{}.v", wrapper_name(top))] {
+        let text = std::fs::read_to_string(dir.join(&file)).with_context(|| format!("read {file}"))?;
+        files.extend(split_modules(&text, scratch)?);
+    }
+    let out = Command::new("verilator")
+        .args(["--lint-only", "-Wall", "-Wno-fatal", "--top-module", &wrapper_name(top)])
+        .args(&files)
+        .output()
+        .context("run verilator (scripts/install-area-tools.sh installs it)")?;
+    let log = String::from_utf8_lossy(&out.stderr);
+    let bad: Vec<String> = log
+        .lines()
+        .filter(|l| (l.starts_with("%Warning-") && !l.starts_with("%Warning-WIDTH")) || l.starts_with("%Error"))
+        .map(str::to_string)
+        .collect();
+    ensure!(out.status.success() || !bad.is_empty(), "verilator failed:\n{log}");
+    Ok(bad)
+}
