@@ -87,10 +87,10 @@ fn every_present_model_gets_every_policy_platform_and_budget() {
                     assert!(bw <= recomp + 1e-9, "{model} {platform} {budget}: BW {bw} > RECOMP {recomp}");
                 }
                 // So does PlaneZip with oracle ratios (planned with the sizes it transfers).
-                if budget == 0.3 {
-                    if let (Some(oracle), Some(recomp)) = (num(&find(model, "PlaneZipOracle", platform, budget)["overhead_pct"]), recomp) {
-                        assert!(oracle <= recomp + 1e-9, "{model} {platform}: oracle {oracle} > RECOMP {recomp}");
-                    }
+                if budget == 0.3
+                    && let (Some(oracle), Some(recomp)) = (num(&find(model, "PlaneZipOracle", platform, budget)["overhead_pct"]), recomp)
+                {
+                    assert!(oracle <= recomp + 1e-9, "{model} {platform}: oracle {oracle} > RECOMP {recomp}");
                 }
             }
         }

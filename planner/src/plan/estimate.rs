@@ -77,11 +77,11 @@ impl<'a> Estimate<'a> {
         let n = self.w.ops.len();
         let mut diff = vec![0i64; n + 1];
         for &t in &self.w.candidates {
-            if self.plan.decisions[t] != Decision::Keep {
-                if let Some((from, to)) = self.absent(t) {
-                    diff[from] -= self.w.tensors[t].bytes as i64;
-                    diff[to + 1] += self.w.tensors[t].bytes as i64;
-                }
+            if self.plan.decisions[t] != Decision::Keep
+                && let Some((from, to)) = self.absent(t)
+            {
+                diff[from] -= self.w.tensors[t].bytes as i64;
+                diff[to + 1] += self.w.tensors[t].bytes as i64;
             }
         }
         let mut acc = 0;
