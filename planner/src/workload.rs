@@ -15,7 +15,10 @@ pub type TensorIdx = usize;
 pub struct OpInfo {
     /// Phase of the op.
     pub phase: Phase,
-    /// Duration on the platform in ns (launch + roofline).
+    /// Duration on the platform in ns: launch + roofline; 0 for an op that
+    /// neither computes nor moves bytes (a view or an allocation launches no
+    /// kernel); the optimizer step is one memory-bound pass, so only its first
+    /// op that does work pays the launch.
     pub duration_ns: f64,
     /// Inputs that count against the budget, deduplicated.
     pub counted_inputs: Vec<TensorIdx>,
@@ -102,6 +105,7 @@ impl Workload {
             })
             .collect();
         let mut ops = Vec::with_capacity(n_ops);
+        let mut optimizer_launched = false;
         for op in &trace.ops {
             let scale = |ids: &[u64], captured: u64| -> u64 {
                 let raw: u64 = ids.iter().map(|id| trace.tensors[index[id]].bytes).sum();
@@ -140,9 +144,17 @@ impl Workload {
                     t.last_forward_write = Some(op.id);
                 }
             }
+            let duration_ns = if op.flops == 0 && bytes == 0 {
+                0.0
+            } else if memory_bound && optimizer_launched {
+                platform.op_time_ns(op.flops, bytes, true) - platform.launch_us * 1e3
+            } else {
+                optimizer_launched |= memory_bound;
+                platform.op_time_ns(op.flops, bytes, memory_bound)
+            };
             ops.push(OpInfo {
                 phase: op.phase,
-                duration_ns: platform.op_time_ns(op.flops, bytes, memory_bound),
+                duration_ns,
                 counted_inputs,
                 counted_outputs,
                 replayable: op.replayable,

@@ -186,3 +186,25 @@ fn invalid_plans_are_rejected() {
     let err = simulate(&w, &swap_a(&w, a, 1), &raw_sizes(&w), 61_000).unwrap_err();
     assert!(matches!(err, SimError::InvalidPlan { .. }), "{err}");
 }
+
+#[test]
+fn views_launch_nothing_and_the_optimizer_step_launches_once() {
+    use planner::platform::Platform;
+    // Platform A: 9,380 FLOP/ns, 492.8 B/ns, 4 µs launch.
+    let mut t = TraceBuilder::new("launches");
+    // op0: 9.38 MFLOP -> 1,000 ns of math > 4,928 B / 492.8 = 10 ns; + 4,000 launch = 5,000 ns.
+    let a = t.op("conv", Phase::Forward).flops(9_380_000).output(4_928).finish()[0];
+    // op1: no FLOPs, no bytes (a view): no kernel, 0 ns.
+    t.op("detach", Phase::Forward).finish();
+    // op2: 1,000 ns of math > 9,856 B / 492.8 = 20 ns; + launch = 5,000 ns.
+    let g = t.op("conv_bwd", Phase::Backward).flops(9_380_000).reads(&[a]).output_as(4_928, planner::trace::Dtype::F32, TensorKind::ParameterGradient).finish()[0];
+    // op3, op4: the optimizer pass, 4,928 B each -> 10 ns; one launch for the pass: 4,010 + 10 ns.
+    t.op("add", Phase::Optimizer).flops(1_000_000_000).reads(&[g]).finish();
+    t.op("add", Phase::Optimizer).flops(1_000_000_000).reads(&[g]).finish();
+    let w = Workload::new(&t.build().unwrap(), &Platform::a());
+    let durations: Vec<f64> = w.ops.iter().map(|o| o.duration_ns).collect();
+    for (got, want) in durations.iter().zip([5_000.0, 0.0, 5_000.0, 4_010.0, 10.0]) {
+        assert_ns(*got, want);
+    }
+    assert_ns(w.unlimited_ns(), 14_020.0);
+}
