@@ -108,6 +108,11 @@ impl LaneSim {
         }
     }
 
+    /// Beats queued and not yet taken by the lane.
+    pub fn queued_beats(&self) -> usize {
+        self.beats.len()
+    }
+
     /// Cycles simulated since reset.
     pub fn cycle(&self) -> u64 {
         self.cycle
@@ -183,9 +188,8 @@ impl LaneSim {
         for level in [true, false] {
             self.lane.clock.next = Clock { clk: level };
             simulate(self.lane.as_mut(), 1000);
-            if let Some(vcd) = self.vcd.take() {
-                let mut vcd = vcd;
-                vcd.timestamp(2 * self.cycle + level as u64 * 0 + (!level) as u64).expect("vcd timestamp");
+            if let Some(mut vcd) = self.vcd.take() {
+                vcd.timestamp(2 * self.cycle + u64::from(!level)).expect("vcd timestamp");
                 self.vcd = Some(write_vcd_change(vcd, self.lane.as_ref()));
             }
         }

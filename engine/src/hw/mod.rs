@@ -20,7 +20,7 @@ pub mod plane_stats;
 pub use compressor_lane::CompressorLane;
 pub use lane_driver::{LaneBlock, LaneSim};
 
-use rust_hdl::prelude::generate_verilog;
+use rust_hdl::prelude::{Block, generate_verilog};
 
 /// Name of the exported lane's top module (rust-hdl names every top `top`; all of the lane's
 /// modules get this prefix instead, so several exported blocks can share one netlist).
@@ -54,14 +54,13 @@ fn rename_top(verilog: &str, name: &str) -> String {
         + "\n"
 }
 
-use rust_hdl::prelude::Block;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn export_names_the_top_module_and_passes_yosys_when_present() {
+    fn export_renames_every_rust_hdl_top_module() {
         let v = compressor_lane_verilog();
         assert!(v.contains(&format!("module {LANE_MODULE}(")), "top module not renamed");
         assert!(!v.contains("module top"), "a module kept rust-hdl's `top` name");

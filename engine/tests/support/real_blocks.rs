@@ -23,12 +23,23 @@ fn tensor_bytes(dtype: Dtype, data: &[u8], width: SymbolWidth) -> Option<Vec<u8>
     }
 }
 
+/// Distinct real blocks and where they came from.
+pub struct RealBlocks {
+    /// The blocks, in file and tensor order.
+    pub blocks: Vec<[u8; BLOCK_BYTES]>,
+    /// Files read, in order.
+    pub files: Vec<String>,
+    /// Tensors read (those with blocks of the requested width).
+    pub tensors: usize,
+}
+
 /// Up to `limit` distinct blocks of `width` from the safetensors `files`, at most
 /// `per_tensor` from each tensor, spread evenly over it (a final partial block zero-padded).
-pub fn distinct_blocks(files: &[&Path], width: SymbolWidth, per_tensor: usize, limit: usize) -> Vec<[u8; BLOCK_BYTES]> {
+pub fn distinct_blocks(files: &[&Path], width: SymbolWidth, per_tensor: usize, limit: usize) -> RealBlocks {
     let mut seen = HashSet::new();
-    let mut out = Vec::new();
+    let mut out = RealBlocks { blocks: Vec::new(), files: Vec::new(), tensors: 0 };
     for file in files {
+        out.files.push(file.display().to_string());
         let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
         let st = SafeTensors::deserialize(&bytes).unwrap_or_else(|e| panic!("parse {}: {e}", file.display()));
         let mut names: Vec<String> = st.names().into_iter().cloned().collect();
@@ -38,13 +49,14 @@ pub fn distinct_blocks(files: &[&Path], width: SymbolWidth, per_tensor: usize, l
             let Some(data) = tensor_bytes(view.dtype(), view.data(), width) else { continue };
             let blocks = data.len().div_ceil(BLOCK_BYTES);
             let step = blocks.div_ceil(per_tensor.max(1)).max(1);
+            out.tensors += 1;
             for b in (0..blocks).step_by(step) {
                 let chunk = &data[b * BLOCK_BYTES..((b + 1) * BLOCK_BYTES).min(data.len())];
                 let mut block = [0u8; BLOCK_BYTES];
                 block[..chunk.len()].copy_from_slice(chunk);
                 if seen.insert(block) {
-                    out.push(block);
-                    if out.len() == limit {
+                    out.blocks.push(block);
+                    if out.blocks.len() == limit {
                         return out;
                     }
                 }
