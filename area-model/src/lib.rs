@@ -1,0 +1,472 @@
+//! Area and timing of the exported PlaneZip tops on real standard-cell libraries.
+//!
+//! [`synthesize`] runs one Yosys process per top: generic `synth` once (the top's block-level
+//! sub-modules kept as hierarchy so their area is reported apart), then for each Liberty library
+//! `dfflibmap`, `abc -liberty` (optionally `-D` with a delay target, which makes ABC print its own
+//! critical-path delay), `stat -liberty` and a mapped netlist. [`sta`] runs OpenSTA on a mapped
+//! netlist. All areas are in µm², all times in ps (libraries in ns are converted).
+//! `cargo run -p area-model -- --rtl DIR --liberty FILE…` (DIR as `rtl-gen` writes it).
+
+use anyhow::{Context, Result, bail, ensure};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A Liberty library, decompressed if it was gzip-compressed.
+#[derive(Clone, Debug)]
+pub struct Liberty {
+    /// Short name (file stem without `.lib`/`.gz`).
+    pub name: String,
+    /// Path of the uncompressed `.lib`.
+    pub path: PathBuf,
+    /// The library's time unit in ps (1000 for `1ns`, 1 for `1ps`).
+    pub time_unit_ps: f64,
+    /// Names of the cells with an `ff` group (flip-flops).
+    pub flops: Vec<String>,
+    /// The library OpenSTA reads: `path`, or a copy with the missing timing templates defined
+    /// (see [`sta_compatible`]).
+    pub sta_path: PathBuf,
+}
+
+impl Liberty {
+    /// Opens `path` (`.lib` or `.lib.gz`; a `.gz` is decompressed into `scratch` with `gunzip`).
+    pub fn open(path: &Path, scratch: &Path) -> Result<Liberty> {
+        let file = path.file_name().context("liberty path without file name")?.to_string_lossy().to_string();
+        let name = file.trim_end_matches(".gz").trim_end_matches(".lib").to_string();
+        let path = if file.ends_with(".gz") {
+            std::fs::create_dir_all(scratch)?;
+            let out = scratch.join(format!("{name}.lib"));
+            if !out.exists() {
+                let data = Command::new("gunzip").arg("-c").arg(path).output().context("run gunzip")?;
+                ensure!(data.status.success(), "gunzip {} failed", path.display());
+                std::fs::write(&out, data.stdout)?;
+            }
+            out
+        } else {
+            path.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&path).with_context(|| format!("read {}", path.display()))?;
+        let time_unit_ps = parse_time_unit_ps(&text)?;
+        let sta_path = match sta_compatible(&text) {
+            Some(fixed) => {
+                std::fs::create_dir_all(scratch)?;
+                let p = scratch.join(format!("{name}.sta.lib"));
+                std::fs::write(&p, fixed)?;
+                p
+            }
+            None => path.clone(),
+        };
+        Ok(Liberty { name, path, time_unit_ps, flops: flop_cells(&text), sta_path })
+    }
+}
+
+/// Names of the `lu_table_template`s a Liberty text defines.
+fn defined_templates(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("lu_table_template"))
+        .filter_map(|r| r.trim_start().strip_prefix('(')?.split(')').next())
+        .map(|n| n.trim().to_string())
+        .collect()
+}
+
+/// Timing-table groups whose template OpenSTA needs to build delay and check arcs.
+const TIMING_TABLES: [&str; 6] = ["cell_rise", "cell_fall", "rise_transition", "fall_transition", "rise_constraint", "fall_constraint"];
+
+/// A copy of a Liberty text in which every timing table's template is defined, or `None` if all
+/// are. The ASAP7 library here merges five ASAP7 files under the SIMPLE file's header, whose
+/// templates are named `…_x1` (`delay_template_7x7_x1`); the SEQ file's flip-flops use
+/// `delay_template_7x7`, which the merged header lacks, so OpenSTA drops every clock-to-Q arc
+/// and reports "No paths found". Each missing template `X` is defined as a copy of `X_x1` (same
+/// variables; every ASAP7 table carries its own `index_1`/`index_2`, which override the
+/// template's), inserted before the first cell.
+pub fn sta_compatible(text: &str) -> Option<String> {
+    let defined = defined_templates(text);
+    let mut missing: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        let Some(name) = TIMING_TABLES.iter().find_map(|g| t.strip_prefix(g)).and_then(|r| r.trim_start().strip_prefix('(')) else {
+            continue;
+        };
+        let name = name.split(')').next().unwrap_or("").trim();
+        if name != "scalar" && !name.is_empty() && !defined.iter().any(|d| d == name) && !missing.iter().any(|m| m == name) {
+            missing.push(name.to_string());
+        }
+    }
+    let mut defs = String::new();
+    for name in &missing {
+        let head = format!("lu_table_template ({name}_x1)");
+        let start = text.find(&head)?;
+        let end = start + text[start..].find('}')? + 1;
+        defs.push_str(&format!("  {}\n", text[start..end].replacen(&head, &format!("lu_table_template ({name})"), 1)));
+    }
+    if defs.is_empty() {
+        return None;
+    }
+    let at = text.find("\n  cell (").or_else(|| text.find("\ncell ("))? + 1;
+    Some(format!("{}{defs}{}", &text[..at], &text[at..]))
+}
+
+/// The `time_unit` of a Liberty text in ps.
+pub fn parse_time_unit_ps(text: &str) -> Result<f64> {
+    let line = text.lines().find(|l| l.trim_start().starts_with("time_unit")).context("no time_unit")?;
+    let unit = line.split('"').nth(1).context("time_unit without quotes")?;
+    let (num, scale) = if let Some(n) = unit.strip_suffix("ps") {
+        (n, 1.0)
+    } else if let Some(n) = unit.strip_suffix("ns") {
+        (n, 1000.0)
+    } else {
+        bail!("unknown time_unit {unit}");
+    };
+    Ok(num.trim().parse::<f64>()? * scale)
+}
+
+/// Cells of a Liberty text that contain an `ff (` group.
+pub fn flop_cells(text: &str) -> Vec<String> {
+    let mut flops = Vec::new();
+    let mut cell: Option<String> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("cell") {
+            let rest = rest.trim_start();
+            if let Some(rest) = rest.strip_prefix('(') {
+                cell = Some(rest.split(')').next().unwrap_or("").trim().trim_matches('"').to_string());
+            }
+        } else if (t.starts_with("ff (") || t.starts_with("ff(")) && cell.is_some() {
+            let c = cell.take().unwrap();
+            if !flops.contains(&c) {
+                flops.push(c);
+            }
+        }
+    }
+    flops
+}
+
+/// Area and cell counts of one module after mapping (`stat -liberty`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ModuleArea {
+    /// Module name.
+    pub module: String,
+    /// Cell area of the module's own cells (sub-module instances excluded), µm².
+    pub area_um2: f64,
+    /// Library cells (sub-module instances excluded).
+    pub cells: u64,
+    /// Library flip-flops among them.
+    pub flops: u64,
+}
+
+/// Result of one top on one library.
+#[derive(Clone, Debug, Serialize)]
+pub struct TopArea {
+    /// Top module name.
+    pub top: String,
+    /// Library name.
+    pub library: String,
+    /// Per module (the top's own logic first, then the kept sub-modules, each counted once per
+    /// instance in the totals).
+    pub modules: Vec<ModuleArea>,
+    /// Total area of the top with its hierarchy (Yosys's "top module" figure), µm².
+    pub total_um2: f64,
+    /// Total library cells.
+    pub cells: u64,
+    /// Total flip-flops.
+    pub flops: u64,
+    /// ABC's critical-path delay per mapped module (ps) when a delay target was given: the
+    /// combinational delay between that module's flops and ports, as ABC's `stime` reports it.
+    pub abc_delay_ps: Vec<(String, f64)>,
+    /// Mapped netlist (Verilog) for OpenSTA.
+    pub netlist: PathBuf,
+}
+
+/// Yosys flow settings.
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// ABC delay target in ps (`abc -D`), or none for ABC's default liberty script.
+    pub abc_delay_target_ps: Option<f64>,
+    /// Flatten everything (no per-module breakdown).
+    pub flatten_all: bool,
+}
+
+/// Module names declared in Verilog `text`.
+pub fn modules_in(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("module "))
+        .map(|r| r.split(['(', ' ', ';']).next().unwrap_or("").to_string())
+        .collect()
+}
+
+/// Block-level sub-modules of `top` to keep as hierarchy: direct children `top$x` (rust-hdl's
+/// naming) that have sub-modules of their own (rust-hdl makes every flop a module of its own;
+/// those are flattened into their parent).
+pub fn block_modules(modules: &[String], top: &str) -> Vec<String> {
+    let prefix = format!("{top}$");
+    modules
+        .iter()
+        .filter(|m| m.strip_prefix(&prefix).is_some_and(|r| !r.contains('$')))
+        .filter(|m| {
+            let child = format!("{m}$");
+            modules.iter().any(|o| o.starts_with(&child))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Quotes a name for a Yosys command line (`$` and other specials inside a plain name).
+fn ys(name: &str) -> String {
+    format!("\\{name}")
+}
+
+/// The Yosys script that synthesizes `top` from `files` and maps it on each of `libs`, writing
+/// the netlists `<work>/<top>.<lib>.v`.
+pub fn yosys_script(files: &[PathBuf], top: &str, keep: &[String], libs: &[Liberty], flow: &Flow, work: &Path) -> String {
+    let mut s = String::new();
+    for f in files {
+        s.push_str(&format!("read_verilog {}\n", f.display()));
+    }
+    s.push_str(&format!("hierarchy -check -top {}\n", ys(top)));
+    if !flow.flatten_all && !keep.is_empty() {
+        let names: Vec<String> = keep.iter().map(|k| ys(k)).collect();
+        s.push_str(&format!("setattr -mod -set keep_hierarchy 1 {}\n", names.join(" ")));
+    }
+    s.push_str(&format!("synth -top {} -flatten\n", ys(top)));
+    s.push_str("design -save generic\n");
+    for lib in libs {
+        let l = lib.path.display();
+        s.push_str(&format!("design -load generic\nlog PZ-LIBRARY {}\n", lib.name));
+        s.push_str(&format!("dfflibmap -liberty {l}\n"));
+        match flow.abc_delay_target_ps {
+            Some(d) => s.push_str(&format!("abc -D {d} -liberty {l}\n")),
+            None => s.push_str(&format!("abc -liberty {l}\n")),
+        }
+        s.push_str("opt_clean -purge\n");
+        s.push_str(&format!("log PZ-STAT {}\nstat -liberty {l}\n", lib.name));
+        s.push_str(&format!("write_verilog -noattr -noexpr {}\n", work.join(format!("{top}.{}.v", lib.name)).display()));
+    }
+    s
+}
+
+/// Runs `yosys` on `script` (saved as `<work>/<name>.ys`, log `<work>/<name>.log`); returns the log.
+pub fn run_yosys(script: &str, work: &Path, name: &str) -> Result<String> {
+    std::fs::create_dir_all(work)?;
+    let ys_path = work.join(format!("{name}.ys"));
+    let log_path = work.join(format!("{name}.log"));
+    std::fs::write(&ys_path, script)?;
+    let out = Command::new("yosys")
+        .arg("-q")
+        .arg("-l")
+        .arg(&log_path)
+        .arg("-s")
+        .arg(&ys_path)
+        .output()
+        .context("run yosys (scripts/install-area-tools.sh installs it)")?;
+    let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+    ensure!(out.status.success(), "yosys failed:\n{}\n{}", String::from_utf8_lossy(&out.stderr), tail(&log, 40));
+    Ok(log)
+}
+
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Parses the `stat -liberty` sections that follow `PZ-STAT <lib>` in a Yosys log:
+/// per-module area, cells and flops (flop cells named in `flops`), the top's total, and ABC's
+/// `Delay =` figures (converted with `time_unit_ps`) from the mapping before it.
+pub fn parse_log(log: &str, top: &str, lib: &Liberty, netlist: PathBuf) -> Result<TopArea> {
+    let start = log.find(&format!("PZ-LIBRARY {}", lib.name)).context("library section missing in the Yosys log")?;
+    let section = &log[start..];
+    let end = section[1..].find("PZ-LIBRARY ").map(|e| e + 1).unwrap_or(section.len());
+    let section = &section[..end];
+    let stat_at = section.find(&format!("PZ-STAT {}", lib.name)).context("stat section missing")?;
+    let (mapping, stat) = section.split_at(stat_at);
+
+    let mut abc_delay_ps = Vec::new();
+    let mut abc_module = String::new();
+    for line in mapping.lines() {
+        if let Some(m) = line.split("Extracting gate netlist of module `").nth(1) {
+            abc_module = m.split('\'').next().unwrap_or("").trim_start_matches('\\').to_string();
+        }
+        if let Some(d) = line.split("Delay =").nth(1) {
+            let v: f64 = d.split_whitespace().next().context("Delay without value")?.parse()?;
+            abc_delay_ps.push((abc_module.clone(), v));
+        }
+    }
+
+    let mut modules = Vec::new();
+    let mut current: Option<ModuleArea> = None;
+    let mut in_design_hierarchy = false;
+    let mut total_um2 = None;
+    let (mut cells, mut flops) = (0u64, 0u64);
+    for line in stat.lines() {
+        let t = line.trim();
+        if let Some(name) = t.strip_prefix("=== ").and_then(|r| r.strip_suffix(" ===")) {
+            if let Some(m) = current.take() {
+                modules.push(m);
+            }
+            in_design_hierarchy = name == "design hierarchy";
+            if !in_design_hierarchy {
+                current = Some(ModuleArea { module: name.trim_start_matches('\\').to_string(), area_um2: 0.0, cells: 0, flops: 0 });
+            }
+            continue;
+        }
+        if let Some(r) = t.strip_prefix("Chip area for top module") {
+            total_um2 = Some(r.split(':').nth(1).context("area")?.trim().parse::<f64>()?);
+            continue;
+        }
+        if let Some(r) = t.strip_prefix("Chip area for module") {
+            if let Some(m) = current.as_mut() {
+                m.area_um2 = r.split(':').nth(1).context("area")?.trim().parse()?;
+            }
+            continue;
+        }
+        let mut words = t.split_whitespace();
+        if let (Some(cell), Some(n), None) = (words.next(), words.next(), words.next()) {
+            if let Ok(n) = n.parse::<u64>() {
+                if in_design_hierarchy {
+                    continue;
+                }
+                if let Some(m) = current.as_mut() {
+                    if lib.flops.iter().any(|f| f == cell) {
+                        m.flops += n;
+                    }
+                    if !cell.starts_with('\\') && !cell.starts_with('$') && lib_cell(cell) {
+                        m.cells += n;
+                    }
+                }
+            }
+        }
+    }
+    if let Some(m) = current.take() {
+        modules.push(m);
+    }
+    ensure!(!modules.is_empty(), "no stat output for {top} on {}", lib.name);
+    // Instances of kept sub-modules in the top: count each module once per instance (rust-hdl
+    // gives every instance its own module, so each appears once).
+    let top_pos = modules.iter().position(|m| m.module == top).context("top missing in stat")?;
+    let top_mod = modules.remove(top_pos);
+    modules.insert(0, top_mod);
+    for m in &modules {
+        cells += m.cells;
+        flops += m.flops;
+    }
+    let total_um2 = match total_um2 {
+        Some(t) => t,
+        None => modules.iter().map(|m| m.area_um2).sum(),
+    };
+    Ok(TopArea { top: top.to_string(), library: lib.name.clone(), modules, total_um2, cells, flops, abc_delay_ps, netlist })
+}
+
+/// Whether a `stat` row name is a library cell (not a `Number of …` row or a sub-module).
+fn lib_cell(name: &str) -> bool {
+    !name.ends_with(':') && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+}
+
+/// Synthesizes `top` from `files` and maps it on every library of `libs`; one Yosys run.
+pub fn synthesize(files: &[PathBuf], top: &str, libs: &[Liberty], flow: &Flow, work: &Path) -> Result<Vec<TopArea>> {
+    let mut modules = Vec::new();
+    for f in files {
+        modules.extend(modules_in(&std::fs::read_to_string(f)?));
+    }
+    let keep = block_modules(&modules, top);
+    let script = yosys_script(files, top, &keep, libs, flow, work);
+    let log = run_yosys(&script, work, top)?;
+    libs.iter()
+        .map(|lib| parse_log(&log, top, lib, work.join(format!("{top}.{}.v", lib.name))))
+        .collect()
+}
+
+/// OpenSTA's worst setup path of a mapped netlist under one clock.
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    /// Top module name.
+    pub top: String,
+    /// Library name.
+    pub library: String,
+    /// Clock period the check ran at, ps.
+    pub period_ps: f64,
+    /// Worst setup slack at that period, ps (negative: violated).
+    pub slack_ps: f64,
+    /// Shortest clock period the worst path allows (`period − slack`), ps.
+    pub min_period_ps: f64,
+    /// Highest clock frequency (`10⁶ / min_period_ps`), MHz.
+    pub fmax_mhz: f64,
+    /// Start point of the worst path.
+    pub startpoint: String,
+    /// End point of the worst path.
+    pub endpoint: String,
+    /// Number of cells (pins with an arrival row) on the worst path's data part.
+    pub path_stages: usize,
+    /// The full `report_checks` text.
+    pub report: String,
+}
+
+/// The OpenSTA Tcl script: clock `clock` port at `period` (library time units), input and output
+/// delays 0 against it, worst setup path.
+pub fn sta_script(lib: &Path, netlist: &Path, top: &str, clock_port: &str, period_lib_units: f64) -> String {
+    format!(
+        "read_liberty {lib}\nread_verilog {net}\nlink_design {top}\n\
+         create_clock -name clk -period {period_lib_units} [get_ports {clock_port}]\n\
+         set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports {clock_port}]]\n\
+         set_output_delay 0 -clock clk [all_outputs]\n\
+         report_checks -path_delay max -digits 4\nexit\n",
+        lib = lib.display(),
+        net = netlist.display(),
+    )
+}
+
+/// Runs OpenSTA (`sta`) on `netlist` with `lib` (its [`Liberty::sta_path`]) at `period_ps` and
+/// parses the worst path.
+pub fn sta(lib: &Liberty, netlist: &Path, top: &str, clock_port: &str, period_ps: f64, work: &Path) -> Result<Timing> {
+    std::fs::create_dir_all(work)?;
+    let script = work.join(format!("{top}.{}.sta.tcl", lib.name));
+    std::fs::write(&script, sta_script(&lib.sta_path, netlist, top, clock_port, period_ps / lib.time_unit_ps))?;
+    let out = Command::new("sta").arg("-no_init").arg("-exit").arg(&script).output().context("run sta (OpenSTA; scripts/install-area-tools.sh installs it)")?;
+    let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    std::fs::write(work.join(format!("{top}.{}.sta.log", lib.name)), &report)?;
+    ensure!(out.status.success(), "sta failed:\n{}", tail(&report, 40));
+    parse_sta(&report, top, &lib.name, period_ps, lib.time_unit_ps)
+}
+
+/// Parses OpenSTA's `report_checks` output (times in library units, `unit_ps` ps each).
+pub fn parse_sta(report: &str, top: &str, library: &str, period_ps: f64, unit_ps: f64) -> Result<Timing> {
+    ensure!(!report.contains("No paths found"), "OpenSTA found no timing paths:\n{}", tail(report, 30));
+    let field = |key: &str| -> Option<String> {
+        report.lines().find_map(|l| l.trim().strip_prefix(key).map(|r| r.trim().to_string()))
+    };
+    let slack_line = report.lines().find(|l| l.contains("slack (")).context("no slack in the OpenSTA report")?;
+    let slack: f64 = slack_line.split_whitespace().next().context("slack value")?.parse()?;
+    let slack_ps = slack * unit_ps;
+    let min_period_ps = period_ps - slack_ps;
+    ensure!(min_period_ps > 0.0, "non-positive path delay");
+    let path_stages = data_path_rows(report);
+    Ok(Timing {
+        top: top.to_string(),
+        library: library.to_string(),
+        period_ps,
+        slack_ps,
+        min_period_ps,
+        fmax_mhz: 1e6 / min_period_ps,
+        startpoint: field("Startpoint:").unwrap_or_default(),
+        endpoint: field("Endpoint:").unwrap_or_default(),
+        path_stages,
+        report: report.to_string(),
+    })
+}
+
+/// Rows with a cell pin (`inst/pin (CELL)`) in the data-arrival part of the first path.
+fn data_path_rows(report: &str) -> usize {
+    let mut rows = 0;
+    let mut started = false;
+    for line in report.lines() {
+        if line.contains("data arrival time") {
+            break;
+        }
+        if line.contains("clock network delay") {
+            started = true;
+            continue;
+        }
+        if started && line.contains('(') && line.contains(')') && !line.contains("net)") {
+            rows += 1;
+        }
+    }
+    rows
+}

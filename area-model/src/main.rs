@@ -1,0 +1,85 @@
+//! `cargo run --release -p area-model -- --rtl DIR --liberty FILE [--liberty FILE …]`: synthesizes
+//! every top of `DIR/manifest.json` (as `rtl-gen` writes it) on each library, prints area per
+//! module and in total (µm²), cell and flop counts, and OpenSTA's worst path and max clock.
+
+use anyhow::{Context, Result};
+use area_model::{Flow, Liberty, synthesize};
+use clap::Parser;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(about = "Area (Yosys/ABC) and timing (OpenSTA) of the exported PlaneZip tops")]
+struct Args {
+    /// Directory written by `cargo run -p rtl-gen -- --out DIR`.
+    #[arg(long)]
+    rtl: PathBuf,
+    /// Liberty library (`.lib` or `.lib.gz`); repeat for several.
+    #[arg(long, required = true)]
+    liberty: Vec<PathBuf>,
+    /// Scratch directory for decompressed libraries, scripts, logs and netlists.
+    #[arg(long, default_value = "target/area-model")]
+    work: PathBuf,
+    /// Clock period for the OpenSTA check, ps (667 ps = 1.5 GHz).
+    #[arg(long, default_value_t = 667.0)]
+    period_ps: f64,
+    /// ABC delay target in ps (`abc -D`; ABC then reports its own critical-path delay).
+    #[arg(long)]
+    abc_delay_ps: Option<f64>,
+    /// Only these tops (default: every top of the manifest).
+    #[arg(long)]
+    top: Vec<String>,
+    /// Flatten every top completely (no per-module breakdown; ABC optimises across blocks).
+    #[arg(long)]
+    flatten: bool,
+    /// Skip OpenSTA.
+    #[arg(long)]
+    no_sta: bool,
+    /// Also write all results as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(args.rtl.join("manifest.json")).context("read manifest.json (run rtl-gen first)")?,
+    )?;
+    let libs: Vec<Liberty> = args.liberty.iter().map(|p| Liberty::open(p, &args.work.join("lib"))).collect::<Result<_>>()?;
+    let flow = Flow { abc_delay_target_ps: args.abc_delay_ps, flatten_all: args.flatten };
+    let mut results = Vec::new();
+    for entry in manifest.as_array().context("manifest is not a list")? {
+        let top = entry["top"].as_str().context("top")?;
+        if !args.top.is_empty() && !args.top.iter().any(|t| t == top) {
+            continue;
+        }
+        let file = args.rtl.join(entry["file"].as_str().context("file")?);
+        let t = std::time::Instant::now();
+        let areas = synthesize(&[file], top, &libs, &flow, &args.work)?;
+        eprintln!("{top}: yosys {:.0} s", t.elapsed().as_secs_f64());
+        for (area, lib) in areas.iter().zip(&libs) {
+            println!("\n{top} on {}: {:.1} µm² total, {} cells, {} flops", lib.name, area.total_um2, area.cells, area.flops);
+            println!("  {:<40} {:>12} {:>8} {:>7}", "module", "area µm²", "cells", "flops");
+            for m in &area.modules {
+                println!("  {:<40} {:>12.1} {:>8} {:>7}", m.module, m.area_um2, m.cells, m.flops);
+            }
+            for (m, d) in &area.abc_delay_ps {
+                println!("  ABC delay {m}: {d:.1} ps");
+            }
+            let timing = if args.no_sta {
+                None
+            } else {
+                let tm = area_model::sta(lib, &area.netlist, top, "clock", args.period_ps, &args.work)?;
+                println!(
+                    "  OpenSTA: worst path {:.1} ps ({} -> {}, {} stages), slack {:.1} ps at {:.0} ps, max clock {:.0} MHz",
+                    tm.min_period_ps, tm.startpoint, tm.endpoint, tm.path_stages, tm.slack_ps, tm.period_ps, tm.fmax_mhz
+                );
+                Some(tm)
+            };
+            results.push(serde_json::json!({ "area": area, "timing": timing }));
+        }
+    }
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&results)?)?;
+    }
+    Ok(())
+}
