@@ -255,3 +255,48 @@ impl Logic for Compactor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Loads `words` (with the width flag) and returns packed symbols, mask, count.
+    fn run(c: &mut Compactor, words: &[u32; 32], w16: bool) -> (Vec<u32>, u64, u32) {
+        for (k, w) in words.iter().enumerate() {
+            c.words[k].next = (*w as u64).into();
+        }
+        c.w16.next = w16;
+        c.load.next = true;
+        for level in [true, false] {
+            c.clock.next = Clock { clk: level };
+            assert!(simulate(c, 100));
+        }
+        let packed = c.packed.iter().map(|p| p.val().to_u32()).collect();
+        let mask = ((c.mask_hi.val().to_u32() as u64) << 32) | c.mask_lo.val().to_u32() as u64;
+        (packed, mask, c.nonzero.val().to_u32())
+    }
+
+    #[test]
+    fn moves_the_nonzeros_to_the_front_in_order_like_a_reference_model() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut c = Compactor::default();
+        c.connect_all();
+        check_all(&c).unwrap();
+        for trial in 0..400 {
+            let w16 = trial % 2 == 1;
+            let density = rng.gen_range(0.0..1.0);
+            let words: [u32; 32] = std::array::from_fn(|_| {
+                let half = |r: &mut ChaCha8Rng| if r.gen_bool(density) { r.gen_range(1..=0xFFFFu32) } else { 0 };
+                if w16 { half(&mut rng) | (half(&mut rng) << 16) } else if rng.gen_bool(density) { rng.r#gen::<u32>() | 1 } else { 0 }
+            });
+            let syms: Vec<u32> = if w16 { words.iter().flat_map(|w| [w & 0xFFFF, w >> 16]).collect() } else { words.to_vec() };
+            let mut expected: Vec<u32> = syms.iter().copied().filter(|&s| s != 0).collect();
+            let n = expected.len() as u32;
+            expected.resize(64, 0);
+            let mask = syms.iter().enumerate().fold(0u64, |m, (i, &s)| m | (((s != 0) as u64) << (63 - i)));
+            assert_eq!(run(&mut c, &words, w16), (expected, mask, n), "trial {trial}");
+        }
+    }
+}

@@ -380,3 +380,61 @@ impl Logic for PlaneStats {
         self.plane_bits.next = self.total.val();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::golden::block::planes::base_bits;
+    use crate::golden::{BLOCK_BYTES, SymbolWidth, block_sizes};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// Loads the value sequence `x` (values of up to 33 bits) and returns the plane-code bits.
+    fn plane_bits(s: &mut PlaneStats, x: &[u64], wide: bool, extra: bool) -> u32 {
+        for m in 0..64 {
+            let v = x.get(m).copied().unwrap_or(0);
+            if m < 32 {
+                s.x[m].next = (v & 0xFFFF_FFFF).into();
+                s.x_top[m].next = v >> 32 != 0;
+                s.x_lo[m].next = 0.into();
+            } else {
+                s.x_lo[m - 32].next = v.into();
+            }
+            s.valid[m].next = m < x.len();
+        }
+        s.count.next = (x.len() as u64).into();
+        s.wide.next = wide;
+        s.extra.next = extra;
+        s.load.next = true;
+        for level in [true, false] {
+            s.clock.next = Clock { clk: level };
+            assert!(simulate(s, 100));
+        }
+        s.plane_bits.val().to_u32()
+    }
+
+    #[test]
+    fn plane_bits_equal_the_golden_size_model_for_all_three_codes() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut s = PlaneStats::default();
+        s.connect_all();
+        check_all(&s).unwrap();
+        for trial in 0..300 {
+            let width = if trial % 2 == 0 { SymbolWidth::W32 } else { SymbolWidth::W16 };
+            let block: [u8; BLOCK_BYTES] = crate::synth::activation_block(&mut rng, width);
+            let mut syms = [0u32; 64];
+            width.load(&block, &mut syms);
+            let syms = &syms[..width.symbols()];
+            let wide = width == SymbolWidth::W32;
+            let sizes = block_sizes(&block, width);
+            let values: Vec<u64> = syms.iter().map(|&v| v as u64).collect();
+            assert_eq!(plane_bits(&mut s, &values, wide, false), sizes.bx, "BX, trial {trial}");
+            let deltas: Vec<u64> = syms.windows(2).map(|p| (p[1] as i64 - p[0] as i64) as u64 & ((1u64 << (width.bits() + 1)) - 1)).collect();
+            assert_eq!(plane_bits(&mut s, &deltas, wide, true) + base_bits(syms[0], width), sizes.dbx, "DBX, trial {trial}");
+            let nonzero: Vec<u64> = values.iter().copied().filter(|&v| v != 0).collect();
+            if !nonzero.is_empty() {
+                assert_eq!(plane_bits(&mut s, &nonzero, wide, false) + syms.len() as u32, sizes.zbx, "ZBX, trial {trial}");
+            }
+        }
+    }
+}
