@@ -79,7 +79,7 @@ def sample_model(dump: Path, out: Path, budget_bytes: int) -> dict:
         with safe_open(str(path), framework="pt") as f:
             for sig, entry in index["tensors"].items():
                 chunks[sig] = take_chunks(f.get_tensor(sig), entry["offsets"])
-        save_file(chunks, str(out / f"iter{k}.safetensors"), metadata={"iteration": str(k), "sampled": "4096"})
+        save_file(chunks, str(out / f"iter{k}.safetensors"), metadata={"iteration": str(k)})
     (out / "sample.json").write_text(json.dumps(index))
     return index
 

@@ -1,0 +1,232 @@
+//! Reader tests: every model of the committed `data/` sample, a freshly captured tiny dump, the
+//! full dumps in the cache when present, and malformed inputs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use planner::trace::{Dtype, TensorKind};
+use sim_harness::dump::{cache_root, open_all, Dump, DumpError, CHUNK_BYTES};
+
+const MODELS: [&str; 7] =
+    ["densenet121", "efficientnet_b0", "efficientnet_lite0", "gpt2", "minilm", "resnet50", "vit_b16"];
+
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data")
+}
+
+fn f32s(bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
+    bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+#[test]
+fn data_sample_holds_every_model_and_loads_completely() {
+    let dumps = open_all(&data_dir()).expect("data/ loads");
+    let names: Vec<&str> = dumps.iter().map(|d| d.metadata.model.as_str()).collect();
+    for m in MODELS {
+        assert!(names.contains(&m), "data/ lacks model {m} (has {names:?})");
+    }
+    for d in &dumps {
+        assert!(d.is_sample(), "{}: data/ must hold samples", d.dir.display());
+        assert_eq!(d.iterations(), 3);
+        assert_eq!(d.train_trace.device, "meta");
+        assert_eq!(d.trace.device, "cpu");
+        assert!(d.train_trace.batch > d.trace.batch);
+        assert!(!d.metadata.data_stand_in.is_empty());
+        let iters: Vec<_> = (0..3).map(|k| d.read_iteration(k).expect("iteration loads")).collect();
+        assert_eq!(iters[0].len(), d.saved().len());
+        let mut differs = false;
+        for (a, b) in iters[0].iter().zip(&iters[1]) {
+            assert_eq!(a.signature, b.signature);
+            assert_eq!(a.offsets, b.offsets, "{}: offsets differ across iterations", a.signature);
+            differs |= a.data != b.data;
+            for (off, chunk) in a.chunks() {
+                assert!(off % CHUNK_BYTES == 0 && off + chunk.len() as u64 <= a.tensor_bytes);
+            }
+        }
+        assert!(differs, "{}: iterations 0 and 1 are identical; optimizer updates must change activations", d.metadata.model);
+    }
+}
+
+#[test]
+fn relu_outputs_in_the_sample_contain_zeros_and_no_negatives() {
+    for model in ["resnet50", "densenet121", "efficientnet_lite0"] {
+        let d = Dump::open(data_dir().join(model)).unwrap();
+        let relu: Vec<_> = d
+            .trace
+            .tensors
+            .iter()
+            .filter(|t| t.kind == TensorKind::SavedActivation)
+            .filter(|t| matches!(t.producer_op_type.as_deref(), Some("relu") | Some("hardtanh")))
+            .filter_map(|t| t.producer)
+            .collect();
+        assert!(!relu.is_empty(), "{model}: no saved ReLU outputs");
+        let blocks = d.read_iteration(0).unwrap();
+        let (mut zeros, mut total) = (0usize, 0usize);
+        for b in blocks.iter().filter(|b| relu.contains(&b.signature)) {
+            assert_eq!(b.dtype, Dtype::F32);
+            for x in f32s(&b.data) {
+                assert!(x >= 0.0, "{model} {}: negative ReLU output {x}", b.signature);
+                zeros += (x == 0.0) as usize;
+                total += 1;
+            }
+        }
+        let frac = zeros as f64 / total as f64;
+        assert!(frac > 0.05 && frac < 0.99, "{model}: ReLU zero fraction {frac}");
+    }
+}
+
+#[test]
+fn training_traces_map_onto_the_captured_tensors() {
+    for d in open_all(&data_dir()).unwrap() {
+        let m = &d.metadata.matching;
+        assert!(m.unmatched_saved_bytes_share < 0.10, "{}: {}", d.metadata.model, m.unmatched_saved_bytes_share);
+        assert!(!m.map.is_empty());
+    }
+}
+
+/// Runs the Python capture tool on its tiny CNN. Needs the venv of `capture/ci.sh`; without it
+/// the test says so and passes, unless `PLANEZIP_REQUIRE_CAPTURE=1` (set by CI after ci.sh).
+#[test]
+fn freshly_captured_tiny_dump_loads() {
+    let venv = std::env::var_os("PLANEZIP_VENV").map(PathBuf::from).or_else(|| {
+        std::env::var_os("PLANEZIP_CACHE")
+            .map(|c| PathBuf::from(c).join("venv"))
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/planezip/venv")))
+    });
+    let python = venv.map(|v| v.join("bin/python")).filter(|p| p.is_file());
+    let Some(python) = python else {
+        assert!(std::env::var_os("PLANEZIP_REQUIRE_CAPTURE").is_none(), "capture venv missing");
+        eprintln!("freshly_captured_tiny_dump_loads: no capture venv; skipped (run capture/ci.sh)");
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("planezip-tiny-{}", std::process::id()));
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../capture");
+    let status = Command::new(python)
+        .args(["-m", "capture", "tiny_cnn", "--steps", "2", "--out"])
+        .arg(&out)
+        .env("PYTHONPATH", &capture)
+        .env("HF_HUB_OFFLINE", "1")
+        .status()
+        .expect("python runs");
+    assert!(status.success(), "capture failed");
+    let d = Dump::open(&out).unwrap();
+    assert!(!d.is_sample());
+    assert_eq!(d.saved().len(), 11);
+    let blocks = d.read_iteration(2).unwrap();
+    for b in &blocks {
+        assert_eq!(b.data.len() as u64, b.tensor_bytes, "full dump keeps whole tensors");
+    }
+    let mask = blocks.iter().find(|b| b.dtype == Dtype::Bool).expect("dropout mask saved");
+    assert!(mask.data.iter().all(|&x| x <= 1) && mask.data.contains(&1));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// Compares the sample against the full dumps in the cache, when they are there.
+#[test]
+fn sample_chunks_equal_the_full_dump_in_the_cache() {
+    let Some(root) = cache_root().filter(|r| r.is_dir()) else {
+        eprintln!("sample_chunks_equal_the_full_dump_in_the_cache: no dump cache; skipped");
+        return;
+    };
+    let mut compared = 0;
+    for m in ["efficientnet_lite0", "resnet50"] {
+        if !root.join(m).join("iter2.safetensors").is_file() {
+            continue;
+        }
+        eprintln!("reading full dump {}", root.join(m).display());
+        let full = Dump::open(root.join(m)).unwrap();
+        let sample = Dump::open(data_dir().join(m)).unwrap();
+        let (f, s) = (full.read_iteration(2).unwrap(), sample.read_iteration(2).unwrap());
+        for (fb, sb) in f.iter().zip(&s) {
+            assert_eq!(fb.signature, sb.signature);
+            for (off, chunk) in sb.chunks() {
+                let o = off as usize;
+                assert_eq!(chunk, &fb.data[o..o + chunk.len()], "{m} {} @ {off}", sb.signature);
+            }
+        }
+        compared += 1;
+    }
+    eprintln!("compared {compared} full dumps with data/");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("planezip-bad-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&data_dir().join("efficientnet_lite0"), &dir);
+    dir
+}
+
+fn error_text(r: Result<impl std::fmt::Debug, DumpError>) -> String {
+    r.expect_err("malformed input must be an error").to_string()
+}
+
+#[test]
+fn malformed_dumps_are_errors_naming_file_and_problem() {
+    // truncated tensor file
+    let dir = scratch("trunc");
+    let f = dir.join("iter1.safetensors");
+    let bytes = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &bytes[..bytes.len() / 2]).unwrap();
+    let d = Dump::open(&dir).unwrap();
+    let e = error_text(d.read_iteration(1));
+    assert!(e.contains("iter1.safetensors") && e.contains("invalid safetensors"), "{e}");
+    assert!(d.read_iteration(0).is_ok());
+    let e = error_text(d.read_iteration(3));
+    assert!(e.contains("out of range"), "{e}");
+
+    // sample index disagrees with the trace
+    let dir = scratch("index");
+    let p = dir.join("sample.json");
+    let text = std::fs::read_to_string(&p).unwrap().replacen("\"offsets\": [0", "\"offsets\": [7", 1);
+    std::fs::write(&p, text).unwrap();
+    let e = error_text(Dump::open(&dir));
+    assert!(e.contains("sample.json") && e.contains("offset 7"), "{e}");
+
+    // broken JSON and a missing trace
+    let dir = scratch("json");
+    std::fs::write(dir.join("metadata.json"), "{\"dump_version\": 1, ").unwrap();
+    let e = error_text(Dump::open(&dir));
+    assert!(e.contains("metadata.json") && e.contains("invalid JSON"), "{e}");
+    std::fs::remove_file(dir.join("trace-train.json")).unwrap();
+    let e = error_text(Dump::open(&dir));
+    assert!(e.contains("trace-train.json"), "{e}");
+
+    // a missing iteration file
+    let dir = scratch("missing");
+    std::fs::remove_file(dir.join("iter2.safetensors")).unwrap();
+    let e = error_text(Dump::open(&dir));
+    assert!(e.contains("iter2.safetensors") && e.contains("missing"), "{e}");
+    for n in ["trunc", "index", "json", "missing"] {
+        let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("planezip-bad-{n}-{}", std::process::id())));
+    }
+}
+
+#[test]
+fn transformer_samples_hold_softmax_outputs_and_one_byte_dropout_masks() {
+    for (model, layers, masks) in [("gpt2", 12, true), ("vit_b16", 12, false), ("minilm", 6, true)] {
+        let d = Dump::open(data_dir().join(model)).unwrap();
+        let saved_of = |op_type: &str| -> Vec<_> {
+            d.trace
+                .tensors
+                .iter()
+                .filter(|t| t.kind == TensorKind::SavedActivation && t.producer_op_type.as_deref() == Some(op_type))
+                .collect()
+        };
+        assert_eq!(saved_of("_softmax").len(), layers, "{model}: one saved softmax per layer");
+        assert!(d.trace.ops.iter().all(|o| !o.name.contains("scaled_dot_product")), "{model}: fused attention");
+        let drop_masks: Vec<_> = saved_of("native_dropout").into_iter().filter(|t| t.dtype == Dtype::Bool).collect();
+        assert_eq!(!drop_masks.is_empty(), masks, "{model}: dropout masks");
+        for t in &drop_masks {
+            assert_eq!(t.bytes, t.shape.iter().product::<u64>(), "{model}: mask is 1 byte per element");
+        }
+        assert!(d.trace.ops.iter().filter(|o| o.rng).all(|o| !o.replayable));
+    }
+}
