@@ -23,7 +23,10 @@ const TRANSFER_BLOCKS: usize = 1000;
 
 fn safetensors_under(path: &Path, out: &mut Vec<PathBuf>) {
     if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path).expect("read dir").map(|e| e.unwrap().path()).collect();
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .expect("read dir")
+            .map(|e| e.unwrap().path())
+            .collect();
         entries.sort();
         for e in entries {
             safetensors_under(&e, out);
@@ -43,7 +46,10 @@ fn main() {
             _ => safetensors_under(Path::new(&a), &mut paths),
         }
     }
-    assert!(!paths.is_empty(), "usage: lane_stream [--blocks N] [--per-tensor K] PATH...");
+    assert!(
+        !paths.is_empty(),
+        "usage: lane_stream [--blocks N] [--per-tensor K] PATH..."
+    );
     eprintln!("{} safetensors files", paths.len());
     let files: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
     let mut failed = false;
@@ -51,7 +57,13 @@ fn main() {
         let t = Instant::now();
         let real = real_blocks::distinct_blocks(&files, width, per_tensor, limit);
         let blocks = real.blocks;
-        println!("{width:?}: {} distinct blocks from {} tensors of {:?} (loaded in {:.1?})", blocks.len(), real.tensors, real.files, t.elapsed());
+        println!(
+            "{width:?}: {} distinct blocks from {} tensors of {:?} (loaded in {:.1?})",
+            blocks.len(),
+            real.tensors,
+            real.files,
+            t.elapsed()
+        );
         let mut sim = LaneSim::new();
         let (mut mismatches, mut tags, mut checked) = (0usize, [0usize; 5], 0usize);
         let (mut first_out, mut last_out, mut latency_max) = (None, 0u64, 0u64);

@@ -45,7 +45,12 @@ fn mismatches(blocks: &[[u8; BLOCK_BYTES]], width: SymbolWidth, out: &[LaneBlock
             if bad < 5 {
                 eprintln!(
                     "{width:?} block {i}: lane {:?} {} bits, golden {:?} {} bits\n  lane   {:02x?}\n  golden {:02x?}",
-                    o.encoding.tag, o.encoding.payload_bits, golden.tag, golden.payload_bits, o.encoding.payload, golden.payload
+                    o.encoding.tag,
+                    o.encoding.payload_bits,
+                    golden.tag,
+                    golden.payload_bits,
+                    o.encoding.payload,
+                    golden.payload
                 );
             }
             bad += 1;
@@ -60,12 +65,24 @@ fn shared_corner_vectors_match_the_stored_golden_encodings() {
         let vectors = shared_vectors(width);
         let blocks: Vec<_> = vectors.iter().map(|v| v.input).collect();
         let out = run_blocks(&blocks, width);
-        let bad = vectors.iter().zip(&out).filter(|(v, o)| o.encoding != v.encoding).count();
-        assert_eq!(bad, 0, "{width:?}: {bad} of {} corner vectors differ from the stored encoding", vectors.len());
+        let bad = vectors
+            .iter()
+            .zip(&out)
+            .filter(|(v, o)| o.encoding != v.encoding)
+            .count();
+        assert_eq!(
+            bad,
+            0,
+            "{width:?}: {bad} of {} corner vectors differ from the stored encoding",
+            vectors.len()
+        );
         assert_eq!(mismatches(&blocks, width, &out), 0, "{width:?}");
         // Every code occurs, so every emission path was exercised.
         for tag in engine::golden::Tag::ALL {
-            assert!(out.iter().any(|o| o.encoding.tag == tag), "{width:?}: no {tag:?} block among the corner vectors");
+            assert!(
+                out.iter().any(|o| o.encoding.tag == tag),
+                "{width:?}: no {tag:?} block among the corner vectors"
+            );
         }
     }
 }
@@ -73,11 +90,18 @@ fn shared_corner_vectors_match_the_stored_golden_encodings() {
 #[test]
 fn real_activation_blocks_match_the_golden_encoder() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
-    let files: Vec<_> = ["efficientnet_lite0", "resnet50"].iter().map(|m| root.join(m).join("iter0.safetensors")).collect();
+    let files: Vec<_> = ["efficientnet_lite0", "resnet50"]
+        .iter()
+        .map(|m| root.join(m).join("iter0.safetensors"))
+        .collect();
     let files: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
     for width in [SymbolWidth::W32, SymbolWidth::W16] {
         let blocks = real_blocks::distinct_blocks(&files, width, 24, 3000).blocks;
-        assert!(blocks.len() >= 2500, "{width:?}: only {} distinct real blocks in data/", blocks.len());
+        assert!(
+            blocks.len() >= 2500,
+            "{width:?}: only {} distinct real blocks in data/",
+            blocks.len()
+        );
         let out = run_blocks(&blocks, width);
         assert_eq!(mismatches(&blocks, width, &out), 0, "{width:?}: real blocks");
         let codes: std::collections::HashSet<_> = out.iter().map(|o| o.encoding.tag).collect();
@@ -90,7 +114,9 @@ fn back_to_back_blocks_take_four_cycles_each_plus_the_latency() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for width in [SymbolWidth::W32, SymbolWidth::W16] {
         let n = 200;
-        let bytes: Vec<u8> = (0..n).flat_map(|_| engine::synth::activation_block(&mut rng, width)).collect();
+        let bytes: Vec<u8> = (0..n)
+            .flat_map(|_| engine::synth::activation_block(&mut rng, width))
+            .collect();
         let mut sim = LaneSim::new();
         sim.queue_transfer(&bytes, width, 7);
         let start = sim.cycle();
@@ -98,12 +124,22 @@ fn back_to_back_blocks_take_four_cycles_each_plus_the_latency() {
         assert_eq!(out.len(), n);
         assert_eq!(mismatches(&padded_blocks(&bytes), width, &out), 0);
         // The first beat is taken in cycle `start`; block k leaves 4k cycles after the first.
-        assert!(out.iter().all(|o| o.latency_cycles == LATENCY_CYCLES), "latency not constant at {LATENCY_CYCLES}");
+        assert!(
+            out.iter().all(|o| o.latency_cycles == LATENCY_CYCLES),
+            "latency not constant at {LATENCY_CYCLES}"
+        );
         assert_eq!(out[0].out_cycle - start, LATENCY_CYCLES);
         for pair in out.windows(2) {
-            assert_eq!(pair[1].out_cycle - pair[0].out_cycle, CYCLES_PER_BLOCK, "a bubble between blocks");
+            assert_eq!(
+                pair[1].out_cycle - pair[0].out_cycle,
+                CYCLES_PER_BLOCK,
+                "a bubble between blocks"
+            );
         }
-        assert_eq!(out[n - 1].out_cycle - start, CYCLES_PER_BLOCK * (n as u64 - 1) + LATENCY_CYCLES);
+        assert_eq!(
+            out[n - 1].out_cycle - start,
+            CYCLES_PER_BLOCK * (n as u64 - 1) + LATENCY_CYCLES
+        );
         assert!(out.iter().all(|o| o.id == 7) && out[n - 1].last && out[..n - 1].iter().all(|o| !o.last));
     }
 }
@@ -112,7 +148,9 @@ fn back_to_back_blocks_take_four_cycles_each_plus_the_latency() {
 fn output_backpressure_stalls_without_losing_or_reordering_blocks() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let width = SymbolWidth::W16;
-    let blocks: Vec<_> = (0..150).map(|_| engine::synth::activation_block(&mut rng, width)).collect();
+    let blocks: Vec<_> = (0..150)
+        .map(|_| engine::synth::activation_block(&mut rng, width))
+        .collect();
     let mut sim = LaneSim::new();
     for (i, b) in blocks.iter().enumerate() {
         sim.queue_transfer(b, width, i as u8);
@@ -130,7 +168,11 @@ fn output_backpressure_stalls_without_losing_or_reordering_blocks() {
     // A consumer ready 15% of the time takes fewer than one block per 4 cycles: the lane must
     // have held blocks and stalled its input (at least one extra cycle per block on average).
     let unthrottled = CYCLES_PER_BLOCK * blocks.len() as u64 + LATENCY_CYCLES;
-    assert!(sim.cycle() > unthrottled + blocks.len() as u64, "backpressure had no effect ({stalled_cycles} not-ready cycles, {} cycles)", sim.cycle());
+    assert!(
+        sim.cycle() > unthrottled + blocks.len() as u64,
+        "backpressure had no effect ({stalled_cycles} not-ready cycles, {} cycles)",
+        sim.cycle()
+    );
 }
 
 #[test]
@@ -144,7 +186,12 @@ fn partial_final_blocks_are_zero_padded_and_closed_by_the_last_beat() {
             sim.queue_transfer(&bytes, width, id as u8);
             let blocks = padded_blocks(&bytes);
             let count = blocks.len();
-            expected.extend(blocks.into_iter().enumerate().map(|(k, b)| (b, id as u8, k + 1 == count)));
+            expected.extend(
+                blocks
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, b)| (b, id as u8, k + 1 == count)),
+            );
         }
         let out = sim.drain(2_000);
         assert_eq!(out.len(), expected.len());
@@ -161,7 +208,9 @@ fn vcd_trace_has_readable_signals_and_parses_back() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let mut sim = LaneSim::new();
     sim.trace_to(Box::new(std::io::BufWriter::new(std::fs::File::create(&path).unwrap())));
-    let bytes: Vec<u8> = (0..6).flat_map(|_| engine::synth::activation_block(&mut rng, SymbolWidth::W32)).collect();
+    let bytes: Vec<u8> = (0..6)
+        .flat_map(|_| engine::synth::activation_block(&mut rng, SymbolWidth::W32))
+        .collect();
     sim.queue_transfer(&bytes, SymbolWidth::W32, 1);
     let out = sim.drain(100);
     sim.finish_trace();
@@ -169,11 +218,25 @@ fn vcd_trace_has_readable_signals_and_parses_back() {
 
     let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let header = parser.parse_header().expect("VCD header");
-    let find = |path: &[&str]| header.find_var(path).unwrap_or_else(|| panic!("no VCD variable {path:?}")).code;
+    let find = |path: &[&str]| {
+        header
+            .find_var(path)
+            .unwrap_or_else(|| panic!("no VCD variable {path:?}"))
+            .code
+    };
     let beat_valid = find(&["uut", "beat_valid"]);
     let out_valid = find(&["uut", "out_valid"]);
     let out_tag = find(&["uut", "out_tag"]);
-    for p in [["uut", "beat_data$0"], ["uut", "out_len"], ["uut", "out_payload$0"], ["uut", "size_zvc"], ["uut", "size_dbx"], ["uut", "size_bx"], ["uut", "size_zbx"], ["uut", "choice_tag"]] {
+    for p in [
+        ["uut", "beat_data$0"],
+        ["uut", "out_len"],
+        ["uut", "out_payload$0"],
+        ["uut", "size_zvc"],
+        ["uut", "size_dbx"],
+        ["uut", "size_bx"],
+        ["uut", "size_zbx"],
+        ["uut", "choice_tag"],
+    ] {
         find(&p);
     }
     let (mut beat_high, mut out_high, mut tags, mut times) = (0, 0, 0, 0);
@@ -187,5 +250,8 @@ fn vcd_trace_has_readable_signals_and_parses_back() {
         }
     }
     assert!(times >= 2 * 30, "only {times} timestamps");
-    assert!(beat_high >= 1 && out_high >= 1 && tags >= 1, "beat_valid {beat_high}, out_valid {out_high}, out_tag {tags} changes");
+    assert!(
+        beat_high >= 1 && out_high >= 1 && tags >= 1,
+        "beat_valid {beat_high}, out_valid {out_high}, out_tag {tags} changes"
+    );
 }

@@ -18,8 +18,16 @@ const INSTALL: &str = "scripts/install-hdl-tools.sh";
 
 /// Fails the test with the install hint when `tool` is not on PATH.
 fn require(tool: &str) {
-    let found = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().map(|o| o.status.success()).unwrap_or(false);
-    assert!(found, "`{tool}` is not installed: run {INSTALL} (installs yosys and verilator)");
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        found,
+        "`{tool}` is not installed: run {INSTALL} (installs yosys and verilator)"
+    );
 }
 
 /// The exported Verilog, generated once per test binary.
@@ -83,7 +91,12 @@ fn lane_verilog_lints_clean_except_width() {
         .lines()
         .filter(|l| (l.starts_with("%Warning-") && !l.starts_with("%Warning-WIDTH")) || l.starts_with("%Error"))
         .collect();
-    assert!(bad.is_empty(), "verilator -Wall reported {} non-WIDTH problems:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "verilator -Wall reported {} non-WIDTH problems:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
     assert!(out.status.success(), "verilator failed:\n{log}");
 }
 
@@ -94,7 +107,8 @@ fn beat_lines(blocks: &[([u8; BLOCK_BYTES], SymbolWidth)]) -> String {
     for (i, (block, width)) in blocks.iter().enumerate() {
         for beat in 0..4 {
             let last = beat == 3;
-            let ctrl: u32 = ((i as u32 & 0xFF) << 16) | ((last as u32) << 15) | (((*width == SymbolWidth::W16) as u32) << 14);
+            let ctrl: u32 =
+                ((i as u32 & 0xFF) << 16) | ((last as u32) << 15) | (((*width == SymbolWidth::W16) as u32) << 14);
             write!(text, "{ctrl:06x}").unwrap();
             for k in (0..8).rev() {
                 let o = 32 * beat + 4 * k;
@@ -112,33 +126,62 @@ fn beat_lines(blocks: &[([u8; BLOCK_BYTES], SymbolWidth)]) -> String {
 fn testbench(beats: usize, blocks: usize) -> String {
     let mut tb = String::new();
     writeln!(tb, "module tb;").unwrap();
-    writeln!(tb, "  reg clock = 0; reg reset = 1; integer bi = 0; integer nout = 0; integer cycles = 0;").unwrap();
+    writeln!(
+        tb,
+        "  reg clock = 0; reg reset = 1; integer bi = 0; integer nout = 0; integer cycles = 0;"
+    )
+    .unwrap();
     writeln!(tb, "  reg [279:0] beats [0:{}];", beats - 1).unwrap();
     writeln!(tb, "  wire [279:0] cur = beats[bi];").unwrap();
     writeln!(tb, "  wire beat_valid = (bi < {beats}) && !reset;").unwrap();
-    writeln!(tb, "  wire beat_ready; wire out_valid; wire [2:0] out_tag; wire [10:0] out_len; wire [7:0] out_id; wire out_last;").unwrap();
+    writeln!(
+        tb,
+        "  wire beat_ready; wire out_valid; wire [2:0] out_tag; wire [10:0] out_len; wire [7:0] out_id; wire out_last;"
+    )
+    .unwrap();
     writeln!(tb, "  wire [31:0] p [0:31]; wire [31:0] b [0:31];").unwrap();
-    write!(tb, "  {LANE_MODULE} dut(.clock(clock), .reset(reset), .beat_valid(beat_valid), .beat_ready(beat_ready),").unwrap();
+    write!(
+        tb,
+        "  {LANE_MODULE} dut(.clock(clock), .reset(reset), .beat_valid(beat_valid), .beat_ready(beat_ready),"
+    )
+    .unwrap();
     for k in 0..8 {
         write!(tb, " .beat_data${k}(cur[{}:{}]),", 32 * k + 31, 32 * k).unwrap();
     }
-    write!(tb, " .beat_last(cur[271]), .desc_w16(cur[270]), .desc_id(cur[279:272]), .desc_tail_bytes(cur[269:263]),").unwrap();
+    write!(
+        tb,
+        " .beat_last(cur[271]), .desc_w16(cur[270]), .desc_id(cur[279:272]), .desc_tail_bytes(cur[269:263]),"
+    )
+    .unwrap();
     write!(tb, " .out_valid(out_valid), .out_ready(1'b1), .out_tag(out_tag), .out_len(out_len), .out_id(out_id), .out_last(out_last)").unwrap();
     for k in 0..32 {
         write!(tb, ", .out_payload${k}(p[{k}]), .out_block${k}(b[{k}])").unwrap();
     }
     writeln!(tb, ");").unwrap();
     writeln!(tb, "  always #5 clock = ~clock;").unwrap();
-    writeln!(tb, "  initial begin $readmemh(\"beats.hex\", beats); #22 reset = 0; end").unwrap();
+    writeln!(
+        tb,
+        "  initial begin $readmemh(\"beats.hex\", beats); #22 reset = 0; end"
+    )
+    .unwrap();
     writeln!(tb, "  always @(posedge clock) begin").unwrap();
     writeln!(tb, "    cycles <= cycles + 1;").unwrap();
     writeln!(tb, "    if (beat_valid && beat_ready) bi <= bi + 1;").unwrap();
-    write!(tb, "    if (!reset && out_valid) begin $write(\"%h %h\", out_tag, out_len);").unwrap();
+    write!(
+        tb,
+        "    if (!reset && out_valid) begin $write(\"%h %h\", out_tag, out_len);"
+    )
+    .unwrap();
     for k in 0..32 {
         write!(tb, " $write(\" %h\", p[{k}]);").unwrap();
     }
     writeln!(tb, " $write(\"\\n\"); nout <= nout + 1; end").unwrap();
-    writeln!(tb, "    if (nout == {blocks} || cycles > {}) $finish;", blocks * 8 + 100).unwrap();
+    writeln!(
+        tb,
+        "    if (nout == {blocks} || cycles > {}) $finish;",
+        blocks * 8 + 100
+    )
+    .unwrap();
     writeln!(tb, "  end\nendmodule").unwrap();
     tb
 }
@@ -158,32 +201,76 @@ fn lane_verilog_in_verilator_matches_the_golden_encoder_on_the_corner_vectors() 
     files.push(dir.join("tb.v"));
     let t = std::time::Instant::now();
     let build = Command::new("verilator")
-        .args(["--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-O1", "-j", "2", "--top-module", "tb", "-o", "vtb", "--Mdir"])
+        .args([
+            "--binary",
+            "--timing",
+            "-Wno-fatal",
+            "-Wno-lint",
+            "-Wno-style",
+            "-O1",
+            "-j",
+            "2",
+            "--top-module",
+            "tb",
+            "-o",
+            "vtb",
+            // The model runs 16k cycles: compile its C++ unoptimised, which builds fastest.
+            "-MAKEFLAGS",
+            "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0",
+            "--Mdir",
+        ])
         .arg(dir.join("obj"))
         .args(&files)
         .current_dir(&dir)
         .output()
         .expect("run verilator");
-    assert!(build.status.success(), "verilator build failed:\n{}", String::from_utf8_lossy(&build.stderr));
+    assert!(
+        build.status.success(),
+        "verilator build failed:\n{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
     let built = t.elapsed();
-    let run = Command::new(dir.join("obj").join("vtb")).current_dir(&dir).output().expect("run the Verilator model");
-    assert!(run.status.success(), "Verilator model failed:\n{}", String::from_utf8_lossy(&run.stderr));
-    eprintln!("verilator: built in {built:?}, {} blocks in {:?}", blocks.len(), t.elapsed() - built);
+    let run = Command::new(dir.join("obj").join("vtb"))
+        .current_dir(&dir)
+        .output()
+        .expect("run the Verilator model");
+    assert!(
+        run.status.success(),
+        "Verilator model failed:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    eprintln!(
+        "verilator: built in {built:?}, {} blocks in {:?}",
+        blocks.len(),
+        t.elapsed() - built
+    );
     let stdout = String::from_utf8_lossy(&run.stdout);
     let lines: Vec<&str> = stdout.lines().filter(|l| l.split_whitespace().count() == 34).collect();
-    assert_eq!(lines.len(), blocks.len(), "Verilog lane delivered {} of {} blocks", lines.len(), blocks.len());
+    assert_eq!(
+        lines.len(),
+        blocks.len(),
+        "Verilog lane delivered {} of {} blocks",
+        lines.len(),
+        blocks.len()
+    );
     let mut mismatches = 0;
     for (i, (line, v)) in lines.iter().zip(&vectors).enumerate() {
         let f: Vec<&str> = line.split_whitespace().collect();
         let tag = u32::from_str_radix(f[0], 16).unwrap();
         let len = u32::from_str_radix(f[1], 16).unwrap();
-        let mut payload: Vec<u8> = f[2..].iter().flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_be_bytes()).collect();
+        let mut payload: Vec<u8> = f[2..]
+            .iter()
+            .flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_be_bytes())
+            .collect();
         payload.truncate(len.div_ceil(8) as usize);
         let golden = encode_block(&v.input, v.width);
         assert_eq!(golden, v.encoding, "vector {i} disagrees with the golden encoder");
         if tag != golden.tag as u32 || len != golden.payload_bits || payload != golden.payload {
             if mismatches < 5 {
-                eprintln!("vector {i} ({:?}): verilog tag {tag} len {len}, golden {:?} {}", v.width, golden.tag, golden.payload_bits);
+                eprintln!(
+                    "vector {i} ({:?}): verilog tag {tag} len {len}, golden {:?} {}",
+                    v.width, golden.tag, golden.payload_bits
+                );
             }
             mismatches += 1;
         }

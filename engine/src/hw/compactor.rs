@@ -288,14 +288,33 @@ mod tests {
             let w16 = trial % 2 == 1;
             let density = rng.gen_range(0.0..1.0);
             let words: [u32; 32] = std::array::from_fn(|_| {
-                let half = |r: &mut ChaCha8Rng| if r.gen_bool(density) { r.gen_range(1..=0xFFFFu32) } else { 0 };
-                if w16 { half(&mut rng) | (half(&mut rng) << 16) } else if rng.gen_bool(density) { rng.r#gen::<u32>() | 1 } else { 0 }
+                let half = |r: &mut ChaCha8Rng| {
+                    if r.gen_bool(density) {
+                        r.gen_range(1..=0xFFFFu32)
+                    } else {
+                        0
+                    }
+                };
+                if w16 {
+                    half(&mut rng) | (half(&mut rng) << 16)
+                } else if rng.gen_bool(density) {
+                    rng.r#gen::<u32>() | 1
+                } else {
+                    0
+                }
             });
-            let syms: Vec<u32> = if w16 { words.iter().flat_map(|w| [w & 0xFFFF, w >> 16]).collect() } else { words.to_vec() };
+            let syms: Vec<u32> = if w16 {
+                words.iter().flat_map(|w| [w & 0xFFFF, w >> 16]).collect()
+            } else {
+                words.to_vec()
+            };
             let mut expected: Vec<u32> = syms.iter().copied().filter(|&s| s != 0).collect();
             let n = expected.len() as u32;
             expected.resize(64, 0);
-            let mask = syms.iter().enumerate().fold(0u64, |m, (i, &s)| m | (((s != 0) as u64) << (63 - i)));
+            let mask = syms
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (i, &s)| m | (((s != 0) as u64) << (63 - i)));
             assert_eq!(run(&mut c, &words, w16), (expected, mask, n), "trial {trial}");
         }
     }

@@ -60,10 +60,9 @@ fn constants<const W: usize, const N: usize>(step: u64) -> [Constant<Bits<W>>; N
     std::array::from_fn(|k| Constant::new((k as u64 * step).into()))
 }
 
-/// Planes the emitter's queue holds: 33 planes (DBX, 32-bit symbols) rounded up to 4 × 9.
+/// Planes the emitter's queue holds: 33 planes (DBX, 32-bit symbols) rounded up to 4 cycles × 9
+/// plane coders.
 pub const QUEUE_PLANES: usize = 36;
-/// Plane coders in the emitter; each codes one plane per cycle.
-pub const PLANE_CODERS: usize = 9;
 /// Cycles the lane spends on each block (its initiation interval).
 pub const CYCLES_PER_BLOCK: u64 = 4;
 /// Cycles from the first beat of a block entering to its encoding on the output.
@@ -232,10 +231,42 @@ impl Logic for CompressorLane {
     fn update(&mut self) {
         // ---- every flop holds unless overridden below
         dff_setup!(
-            self, clock, gather_count, s1_valid, s1_id, s1_last, s2_valid, s2_mask_hi, s2_mask_lo,
-            s2_nonzero, s2_w16, s2_id, s2_last, em_busy, em_cycle, em_pos, em_head_a, em_head_a_len, em_head_b,
-            em_head_b_len, em_tag, em_len, em_plane_len, em_hi_len, em_lo_len, em_pos_shift, em_pos_len,
-            em_run_shift, em_run_len, em_id, em_last, o_valid, o_tag, o_len, o_id, o_last
+            self,
+            clock,
+            gather_count,
+            s1_valid,
+            s1_id,
+            s1_last,
+            s2_valid,
+            s2_mask_hi,
+            s2_mask_lo,
+            s2_nonzero,
+            s2_w16,
+            s2_id,
+            s2_last,
+            em_busy,
+            em_cycle,
+            em_pos,
+            em_head_a,
+            em_head_a_len,
+            em_head_b,
+            em_head_b_len,
+            em_tag,
+            em_len,
+            em_plane_len,
+            em_hi_len,
+            em_lo_len,
+            em_pos_shift,
+            em_pos_len,
+            em_run_shift,
+            em_run_len,
+            em_id,
+            em_last,
+            o_valid,
+            o_tag,
+            o_len,
+            o_id,
+            o_last
         );
         for i in 0..24 {
             self.gather[i].clock.next = self.clock.val();
@@ -668,12 +699,16 @@ impl Logic for CompressorLane {
         if self.s2_move.val() {
             for j in 0..32 {
                 for m in 0..32 {
-                    self.plane_hi[j].next = self.plane_hi[j].val().replace_bit(31 - m, self.sel_y[m].val().get_bit(j));
+                    self.plane_hi[j].next = self.plane_hi[j]
+                        .val()
+                        .replace_bit(31 - m, self.sel_y[m].val().get_bit(j));
                 }
             }
             for j in 0..17 {
                 for m in 0..32 {
-                    self.plane_lo[j].next = self.plane_lo[j].val().replace_bit(31 - m, self.sel_y_lo[m].val().get_bit(j));
+                    self.plane_lo[j].next = self.plane_lo[j]
+                        .val()
+                        .replace_bit(31 - m, self.sel_y_lo[m].val().get_bit(j));
                 }
             }
             for m in 0..32 {

@@ -4,8 +4,8 @@
 
 use super::compressor_lane::CompressorLane;
 use crate::golden::{BLOCK_BYTES, BlockEncoding, SymbolWidth, Tag};
-use rust_hdl::prelude::*;
 use rust_hdl::core::vcd_probe::VCDProbe;
+use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 use std::io::Write;
 
@@ -64,7 +64,14 @@ impl LaneSim {
         let mut lane = Box::new(CompressorLane::default());
         lane.connect_all();
         check_all(lane.as_ref()).expect("lane wiring check");
-        let mut sim = LaneSim { lane, beats: VecDeque::new(), block_starts: VecDeque::new(), first_out_valid: None, cycle: 0, vcd: None };
+        let mut sim = LaneSim {
+            lane,
+            beats: VecDeque::new(),
+            block_starts: VecDeque::new(),
+            first_out_valid: None,
+            cycle: 0,
+            vcd: None,
+        };
         sim.lane.reset.next = true;
         sim.clock_edge();
         sim.lane.reset.next = false;
@@ -166,16 +173,27 @@ impl LaneSim {
         let lane = &self.lane;
         let tag = Tag::from_bits(lane.out_tag.val().to_u32()).expect("lane emitted a reserved tag");
         let payload_bits = lane.out_len.val().to_u32();
-        let mut payload: Vec<u8> = lane.out_payload.iter().flat_map(|w| w.val().to_u32().to_be_bytes()).collect();
+        let mut payload: Vec<u8> = lane
+            .out_payload
+            .iter()
+            .flat_map(|w| w.val().to_u32().to_be_bytes())
+            .collect();
         payload.truncate(payload_bits.div_ceil(8) as usize);
         let mut block = [0u8; BLOCK_BYTES];
         for (k, w) in lane.out_block.iter().enumerate() {
             block[4 * k..4 * k + 4].copy_from_slice(&w.val().to_u32().to_le_bytes());
         }
-        let start = self.block_starts.pop_front().expect("an output block without an input block");
+        let start = self
+            .block_starts
+            .pop_front()
+            .expect("an output block without an input block");
         let first_valid = self.first_out_valid.take().expect("output seen valid");
         LaneBlock {
-            encoding: BlockEncoding { tag, payload_bits, payload },
+            encoding: BlockEncoding {
+                tag,
+                payload_bits,
+                payload,
+            },
             block,
             id: lane.out_id.val().to_u32() as u8,
             last: lane.out_last.val(),
@@ -189,7 +207,8 @@ impl LaneSim {
             self.lane.clock.next = Clock { clk: level };
             simulate(self.lane.as_mut(), 1000);
             if let Some(mut vcd) = self.vcd.take() {
-                vcd.timestamp(2 * self.cycle + u64::from(!level)).expect("vcd timestamp");
+                vcd.timestamp(2 * self.cycle + u64::from(!level))
+                    .expect("vcd timestamp");
                 self.vcd = Some(write_vcd_change(vcd, self.lane.as_ref()));
             }
         }

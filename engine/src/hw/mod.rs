@@ -54,7 +54,6 @@ fn rename_top(verilog: &str, name: &str) -> String {
         + "\n"
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -420,7 +420,11 @@ mod tests {
         s.connect_all();
         check_all(&s).unwrap();
         for trial in 0..300 {
-            let width = if trial % 2 == 0 { SymbolWidth::W32 } else { SymbolWidth::W16 };
+            let width = if trial % 2 == 0 {
+                SymbolWidth::W32
+            } else {
+                SymbolWidth::W16
+            };
             let block: [u8; BLOCK_BYTES] = crate::synth::activation_block(&mut rng, width);
             let mut syms = [0u32; 64];
             width.load(&block, &mut syms);
@@ -429,11 +433,22 @@ mod tests {
             let sizes = block_sizes(&block, width);
             let values: Vec<u64> = syms.iter().map(|&v| v as u64).collect();
             assert_eq!(plane_bits(&mut s, &values, wide, false), sizes.bx, "BX, trial {trial}");
-            let deltas: Vec<u64> = syms.windows(2).map(|p| (p[1] as i64 - p[0] as i64) as u64 & ((1u64 << (width.bits() + 1)) - 1)).collect();
-            assert_eq!(plane_bits(&mut s, &deltas, wide, true) + base_bits(syms[0], width), sizes.dbx, "DBX, trial {trial}");
+            let deltas: Vec<u64> = syms
+                .windows(2)
+                .map(|p| (p[1] as i64 - p[0] as i64) as u64 & ((1u64 << (width.bits() + 1)) - 1))
+                .collect();
+            assert_eq!(
+                plane_bits(&mut s, &deltas, wide, true) + base_bits(syms[0], width),
+                sizes.dbx,
+                "DBX, trial {trial}"
+            );
             let nonzero: Vec<u64> = values.iter().copied().filter(|&v| v != 0).collect();
             if !nonzero.is_empty() {
-                assert_eq!(plane_bits(&mut s, &nonzero, wide, false) + syms.len() as u32, sizes.zbx, "ZBX, trial {trial}");
+                assert_eq!(
+                    plane_bits(&mut s, &nonzero, wide, false) + syms.len() as u32,
+                    sizes.zbx,
+                    "ZBX, trial {trial}"
+                );
             }
         }
     }

@@ -37,7 +37,11 @@ pub struct RealBlocks {
 /// `per_tensor` from each tensor, spread evenly over it (a final partial block zero-padded).
 pub fn distinct_blocks(files: &[&Path], width: SymbolWidth, per_tensor: usize, limit: usize) -> RealBlocks {
     let mut seen = HashSet::new();
-    let mut out = RealBlocks { blocks: Vec::new(), files: Vec::new(), tensors: 0 };
+    let mut out = RealBlocks {
+        blocks: Vec::new(),
+        files: Vec::new(),
+        tensors: 0,
+    };
     for file in files {
         out.files.push(file.display().to_string());
         let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
@@ -46,7 +50,9 @@ pub fn distinct_blocks(files: &[&Path], width: SymbolWidth, per_tensor: usize, l
         names.sort();
         for name in names {
             let view = st.tensor(&name).unwrap();
-            let Some(data) = tensor_bytes(view.dtype(), view.data(), width) else { continue };
+            let Some(data) = tensor_bytes(view.dtype(), view.data(), width) else {
+                continue;
+            };
             let blocks = data.len().div_ceil(BLOCK_BYTES);
             let step = blocks.div_ceil(per_tensor.max(1)).max(1);
             out.tensors += 1;
