@@ -262,9 +262,14 @@ fn symbol_width_switches_per_transfer_without_bubbles() {
     let mut sim = LaneSim::new();
     let mut expected = Vec::new();
     for id in 0..40u8 {
-        let width = if rng.gen_bool(0.5) { SymbolWidth::W16 } else { SymbolWidth::W32 };
-        let blocks: Vec<[u8; BLOCK_BYTES]> =
-            (0..rng.gen_range(1..4)).map(|_| engine::synth::activation_block(&mut rng, width)).collect();
+        let width = if rng.gen_bool(0.5) {
+            SymbolWidth::W16
+        } else {
+            SymbolWidth::W32
+        };
+        let blocks: Vec<[u8; BLOCK_BYTES]> = (0..rng.gen_range(1..4))
+            .map(|_| engine::synth::activation_block(&mut rng, width))
+            .collect();
         sim.queue_transfer(&blocks.concat(), width, id);
         expected.extend(blocks.into_iter().map(|b| (b, width, id)));
     }
@@ -275,6 +280,10 @@ fn symbol_width_switches_per_transfer_without_bubbles() {
         assert_eq!(o.encoding, encode_block(block, *width), "transfer {id} ({width:?})");
     }
     for pair in out.windows(2) {
-        assert_eq!(pair[1].out_cycle - pair[0].out_cycle, CYCLES_PER_BLOCK, "a bubble at a width switch");
+        assert_eq!(
+            pair[1].out_cycle - pair[0].out_cycle,
+            CYCLES_PER_BLOCK,
+            "a bubble at a width switch"
+        );
     }
 }
