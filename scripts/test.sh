@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The project's one test command (README.md): installs what is missing on a fresh Debian machine
-# (HDL tools via apt-get, the capture tool's pinned Python venv via pip), then runs every test.
+# (HDL, synthesis and timing tools via apt-get, the capture tool's pinned Python venv via pip), then runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-hdl-tools.sh
+bash scripts/install-area-tools.sh
 cargo test --workspace
 bash capture/ci.sh
