@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-hdl-tools.sh
 bash scripts/install-area-tools.sh
-cargo test --workspace
+# The capture venv first: the Rust dump-reader tests run a fresh tiny capture with it.
 bash capture/ci.sh
+PLANEZIP_REQUIRE_CAPTURE=1 cargo test --workspace
