@@ -31,6 +31,9 @@ struct Args {
     /// Flatten every top completely (no per-module breakdown; ABC optimises across blocks).
     #[arg(long)]
     flatten: bool,
+    /// Run Yosys's SAT-based resource sharing (slow on the lane: off by default).
+    #[arg(long)]
+    share: bool,
     /// Skip OpenSTA.
     #[arg(long)]
     no_sta: bool,
@@ -45,7 +48,7 @@ fn main() -> Result<()> {
         &std::fs::read_to_string(args.rtl.join("manifest.json")).context("read manifest.json (run rtl-gen first)")?,
     )?;
     let libs: Vec<Liberty> = args.liberty.iter().map(|p| Liberty::open(p, &args.work.join("lib"))).collect::<Result<_>>()?;
-    let flow = Flow { abc_delay_target_ps: args.abc_delay_ps, flatten_all: args.flatten };
+    let flow = Flow { abc_delay_target_ps: args.abc_delay_ps, flatten_all: args.flatten, share: args.share };
     let mut results = Vec::new();
     for entry in manifest.as_array().context("manifest is not a list")? {
         let top = entry["top"].as_str().context("top")?;

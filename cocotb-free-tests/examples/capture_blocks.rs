@@ -1,0 +1,57 @@
+//! ≥ 1,000,000 distinct real blocks per symbol width from full captures through the Verilator
+//! model of the exported lane, each compared with the golden encoder:
+//! `cargo run --release -p cocotb-free-tests --example capture_blocks -- ~/.cache/planezip/dumps`
+//! (optional second argument: blocks per width, default 1,000,000). Prints blocks, mismatches and
+//! Verilator cycles/s per width; exits non-zero on any mismatch or if fewer blocks were found.
+
+use cocotb_free_tests::{build_lane_model, check_blocks, real_blocks};
+use engine::golden::SymbolWidth;
+use std::path::{Path, PathBuf};
+
+fn safetensors_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            safetensors_under(&p, out);
+        } else if p.extension().is_some_and(|e| e == "safetensors") {
+            out.push(p);
+        }
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let root = PathBuf::from(args.next().expect("usage: capture_blocks DUMPS_DIR [BLOCKS_PER_WIDTH]"));
+    let want: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(1_000_000);
+    let mut files = Vec::new();
+    safetensors_under(&root, &mut files);
+    anyhow::ensure!(!files.is_empty(), "no .safetensors under {}", root.display());
+    let model = build_lane_model(Path::new("target/cocotb-free-tests/vlane"))?;
+    eprintln!("model build {:.0} s (0 = reused); {} capture files", model.build_seconds, files.len());
+    let files: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    let mut failed = false;
+    for width in [SymbolWidth::W32, SymbolWidth::W16] {
+        let t = std::time::Instant::now();
+        let found = real_blocks::distinct_blocks(&files, width, usize::MAX, want);
+        let read_s = t.elapsed().as_secs_f64();
+        let (mut cycles, mut sim_s, mut bad) = (0u64, 0f64, 0usize);
+        for chunk in found.blocks.chunks(100_000) {
+            let (run, b) = check_blocks(&model, chunk, width)?;
+            cycles += run.cycles;
+            sim_s += run.seconds;
+            bad += b;
+        }
+        println!(
+            "{width:?}: {} distinct blocks from {} files ({} tensors), {bad} mismatches, {cycles} cycles in {sim_s:.2} s = {:.0} cycles/s (read {read_s:.0} s)",
+            found.blocks.len(),
+            found.files.len(),
+            found.tensors,
+            cycles as f64 / sim_s
+        );
+        failed |= bad > 0 || found.blocks.len() < want;
+    }
+    anyhow::ensure!(!failed, "mismatches, or fewer blocks than asked for");
+    Ok(())
+}
