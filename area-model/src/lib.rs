@@ -244,9 +244,9 @@ pub fn yosys_script(files: &[PathBuf], top: &str, keep: &[String], libs: &[Liber
         }
         s.push_str("opt_clean -purge\n");
         s.push_str(&format!("log PZ-STAT {}\nstat -liberty {l}\n", lib.name));
-        // OpenSTA 2.0.17's Verilog reader rejects the `{…}` concatenations Yosys writes on the
-        // ports of kept sub-module instances: write the STA netlist flattened.
-        s.push_str("flatten\nopt_clean -purge\n");
+        // OpenSTA 2.0.17's Verilog reader rejects the `{…}` concatenations Yosys writes on
+        // sub-module ports and multi-bit `assign`s: write the STA netlist flat, one bit per net.
+        s.push_str("flatten\nsplitnets -ports\nsetundef -zero\nopt_clean -purge\n");
         s.push_str(&format!("write_verilog -noattr -noexpr {}\n", work.join(format!("{top}.{}.v", lib.name)).display()));
     }
     s
