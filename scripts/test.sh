@@ -3,7 +3,6 @@
 # (HDL, synthesis and timing tools via apt-get, the capture tool's pinned Python venv via pip), then runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-hdl-tools.sh
 bash scripts/install-area-tools.sh
 # The capture venv first: the Rust dump-reader tests run a fresh tiny capture with it.
 bash capture/ci.sh
