@@ -5,7 +5,7 @@
 //! 128 bytes before coding; a final partial chunk simply has fewer blocks.
 
 use super::bits::{BitReader, BitWriter};
-use super::block::{Tag, read_block, write_block};
+use super::block::{read_block, write_block};
 use super::error::DecodeError;
 use super::width::{BLOCK_BYTES, CHUNK_BYTES, SymbolWidth};
 
@@ -140,15 +140,4 @@ pub fn stream_bytes_for(raw_bytes: usize, block_bits: impl IntoIterator<Item = u
         total += HEADER_BYTES + bits.div_ceil(8).min(chunk_raw);
     }
     total
-}
-
-/// Convenience for tests and reports: the tag the encoder would pick for each block.
-pub fn block_tags(data: &[u8], width: SymbolWidth) -> Vec<Tag> {
-    data.chunks(BLOCK_BYTES)
-        .map(|b| {
-            let mut padded = [0u8; BLOCK_BYTES];
-            padded[..b.len()].copy_from_slice(b);
-            super::size::block_sizes(&padded, width).choice().0
-        })
-        .collect()
 }

@@ -15,7 +15,7 @@ pub mod error;
 pub mod size;
 pub mod width;
 
-pub use block::{BlockEncoding, Code, Tag, decode_block, encode_block, encode_block_with};
+pub use block::{BlockEncoding, Tag, decode_block, encode_block, encode_block_with};
 pub use chunk::{ChunkStats, decode_stream, encode_stream, encode_stream_with_stats};
 pub use error::DecodeError;
 pub use size::{BlockSizes, block_sizes};

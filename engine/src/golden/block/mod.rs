@@ -37,9 +37,6 @@ pub enum Tag {
     Raw = 4,
 }
 
-/// The four compressing codes (everything but raw), in tag order.
-pub type Code = Tag;
-
 impl Tag {
     /// All five tags in tie-break order.
     pub const ALL: [Tag; 5] = [Tag::Zvc, Tag::Dbx, Tag::Bx, Tag::Zbx, Tag::Raw];
