@@ -185,6 +185,13 @@ pub fn generate(out: &Path) -> Result<Vec<TopManifest>> {
     for spec in TOPS {
         let verilog = (spec.verilog)();
         let modules = check_prefixed(&verilog, spec.name)?;
+        let glitches = multiply_written_ports(&verilog);
+        ensure!(
+            glitches.is_empty(),
+            "{}: ports written more than once per combinational evaluation (Icarus would not settle; write a local, then the port once):\n{}",
+            spec.name,
+            glitches.join("\n")
+        );
         let ports = parse_ports(&verilog, spec.name)?;
         let file = format!("{}.v", spec.name);
         let wrapper_file = format!("{}.v", wrapper_name(spec.name));
@@ -202,6 +209,74 @@ pub fn generate(out: &Path) -> Result<Vec<TopManifest>> {
     }
     std::fs::write(out.join("manifest.json"), serde_json::to_string_pretty(&manifest)? + "\n")?;
     Ok(manifest)
+}
+
+/// Signals that cross a module boundary and are written more than once in the text of a
+/// combinational (`always @(*)`) block: the module's own output ports, and the input ports of
+/// child instances that have a combinational block themselves (flop modules, clocked only, are
+/// exempt). Returned as `module: signal written N times`.
+///
+/// Why: rust-hdl's default-then-override style (`x = 0; if c { x = 1 }`) makes such a signal
+/// glitch within one evaluation. Verilator schedules statically and does not care, but an
+/// event-driven simulator wakes every reader on each glitch; when a parent and a child both
+/// glitch on the ports between them, Icarus re-evaluates the two blocks forever at one time step
+/// (the lane stalled there until every such port was written once, from a local). The check is
+/// textual and so conservative: an `if`/`else` writing the port once per branch also counts twice.
+pub fn multiply_written_ports(verilog: &str) -> Vec<String> {
+    let modules: Vec<(String, &str)> = module_bodies(verilog);
+    let comb: std::collections::HashSet<&str> =
+        modules.iter().filter(|(_, body)| body.contains("always @(*)")).map(|(n, _)| n.as_str()).collect();
+    let mut found = Vec::new();
+    for (name, body) in &modules {
+        let Some(at) = body.find("always @(*)") else { continue };
+        let mut writes = std::collections::HashMap::<&str, usize>::new();
+        for line in body[at..].lines() {
+            if let Some((lhs, _)) = line.trim_start().split_once(" = ") {
+                if !lhs.is_empty() && lhs.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+                    *writes.entry(lhs).or_default() += 1;
+                }
+            }
+        }
+        let mut boundary: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("output reg"))
+            .filter_map(|r| r.trim().trim_end_matches(';').split_whitespace().last())
+            .collect();
+        let mut in_comb_child = false;
+        for line in body[..at].lines() {
+            let t = line.trim_start();
+            if let Some(child) = t.strip_suffix('(').and_then(|h| h.split_whitespace().next()) {
+                in_comb_child = comb.contains(child);
+            } else if t.starts_with(");") {
+                in_comb_child = false;
+            } else if in_comb_child && let Some(sig) = t.split_once('(').and_then(|(_, r)| r.split(')').next()) {
+                boundary.push(sig);
+            }
+        }
+        for sig in boundary {
+            if let Some(&n) = writes.get(sig).filter(|&&n| n > 1) {
+                found.push(format!("{name}: {sig} written {n} times"));
+            }
+        }
+    }
+    found
+}
+
+/// `(module name, text from the module line to its endmodule)` for each module of `verilog`.
+fn module_bodies(verilog: &str) -> Vec<(String, &str)> {
+    let mut out = Vec::new();
+    let mut open: Option<(String, usize)> = None;
+    let mut offset = 0;
+    for line in verilog.split_inclusive('\n') {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("module ") {
+            open = Some((rest.split(['(', ' ', ';']).next().unwrap_or("").to_string(), offset));
+        } else if t.starts_with("endmodule") && let Some((name, start)) = open.take() {
+            out.push((name, &verilog[start..offset + line.len()]));
+        }
+        offset += line.len();
+    }
+    out
 }
 
 /// Writes each module of `verilog` to `<dir>/<module>.v` (the layout Verilator's DECLFILENAME

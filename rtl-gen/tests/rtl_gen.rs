@@ -59,3 +59,74 @@ fn generate_writes_prefixed_tops_wrappers_and_a_manifest_that_lint_clean() {
         assert!(bad.is_empty(), "{}: non-WIDTH lint warnings:\n{}", top.top, bad.join("\n"));
     }
 }
+
+/// A parent and a child that both glitch on the ports between them (the pattern that made Icarus
+/// re-evaluate the lane forever): each port written twice is reported; flop children, locals and
+/// ports written once are not.
+#[test]
+fn multiply_written_boundary_ports_are_reported() {
+    let v = "\
+module t(clock,a,y);
+    input wire  clock;
+    input wire  [3:0] a;
+    output reg  [3:0] y;
+    reg  [3:0] c$x;
+    wire  [3:0] c$z;
+    reg  [3:0] r$d;
+    wire  [3:0] r$q;
+    reg  [3:0] tmp;
+    t$c c(
+        .x(c$x),
+        .z(c$z)
+    );
+    t$r r(
+        .d(r$d),
+        .q(r$q),
+        .clock(clock)
+    );
+    always @(*) begin
+        c$x = 4'h0;
+        if (a[0]) begin
+            c$x = a;
+        end
+        r$d = r$q;
+        r$d = a;
+        tmp = c$z;
+        tmp = tmp + 1;
+        y = tmp;
+    end
+endmodule
+module t$c(x,z);
+    input wire  [3:0] x;
+    output reg  [3:0] z;
+    always @(*) begin
+        z = 4'h0;
+        if (x[1]) begin
+            z = x;
+        end
+    end
+endmodule
+module t$r(d,q,clock);
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule
+";
+    assert_eq!(rtl_gen::multiply_written_ports(v), ["t: c$x written 2 times", "t$c: z written 2 times"]);
+    let fixed = v.replace("        if (x[1]) begin\n            z = x;\n        end\n", "").replace(
+        "        c$x = 4'h0;\n        if (a[0]) begin\n            c$x = a;\n        end\n",
+        "        c$x = a;\n",
+    );
+    assert!(rtl_gen::multiply_written_ports(&fixed).is_empty());
+}
+
+/// Every exported top writes each boundary port once per evaluation (rtl-gen refuses otherwise).
+#[test]
+fn exported_tops_have_no_multiply_written_boundary_ports() {
+    for top in TOPS {
+        assert_eq!(rtl_gen::multiply_written_ports(&(top.verilog)()), Vec::<String>::new(), "{}", top.name);
+    }
+}

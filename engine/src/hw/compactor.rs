@@ -54,6 +54,10 @@ pub struct Compactor {
     stage3: [Signal<Local, Bits<32>>; SLOTS],
     stage4: [Signal<Local, Bits<32>>; SLOTS],
     stage5: [Signal<Local, Bits<32>>; SLOTS],
+    sym_l: [Signal<Local, Bits<32>>; SLOTS],
+    packed_l: [Signal<Local, Bits<32>>; SLOTS],
+    mask_hi_l: Signal<Local, Bits<32>>,
+    mask_lo_l: Signal<Local, Bits<32>>,
 }
 
 impl Default for Compactor {
@@ -87,6 +91,10 @@ impl Default for Compactor {
             stage3: arr(),
             stage4: arr(),
             stage5: arr(),
+            sym_l: arr(),
+            packed_l: arr(),
+            mask_hi_l: Default::default(),
+            mask_lo_l: Default::default(),
         }
     }
 }
@@ -109,33 +117,33 @@ impl Logic for Compactor {
         }
         self.w16_q.next = self.w16_r.q.val();
         for i in 0..32 {
-            self.sym[i].next = self.words_r[i].q.val();
+            self.sym_l[i].next = self.words_r[i].q.val();
         }
         for i in 32..64 {
-            self.sym[i].next = bits::<32>(0);
+            self.sym_l[i].next = bits::<32>(0);
         }
         if self.w16_r.q.val() {
             for i in 0..32 {
-                self.sym[2 * i].next = self.words_r[i].q.val() & 0xFFFF;
-                self.sym[2 * i + 1].next = self.words_r[i].q.val() >> 16;
+                self.sym_l[2 * i].next = self.words_r[i].q.val() & 0xFFFF;
+                self.sym_l[2 * i + 1].next = self.words_r[i].q.val() >> 16;
             }
         }
 
         // Mask, count and the shift of every nonzero symbol (zero symbols do not move).
         self.zeros_before.next = bits::<7>(0);
-        self.mask_hi.next = bits::<32>(0);
-        self.mask_lo.next = bits::<32>(0);
+        self.mask_hi_l.next = bits::<32>(0);
+        self.mask_lo_l.next = bits::<32>(0);
         for i in 0..64 {
             self.shift0[i].next = bits::<6>(0);
-            if self.sym[i].val().any() {
+            if self.sym_l[i].val().any() {
                 self.shift0[i].next = bit_cast::<6, 7>(self.zeros_before.val());
             } else {
                 self.zeros_before.next = self.zeros_before.val() + 1;
             }
         }
         for i in 0..32 {
-            self.mask_hi.next = self.mask_hi.val().replace_bit(31 - i, self.sym[i].val().any());
-            self.mask_lo.next = self.mask_lo.val().replace_bit(31 - i, self.sym[i + 32].val().any());
+            self.mask_hi_l.next = self.mask_hi_l.val().replace_bit(31 - i, self.sym_l[i].val().any());
+            self.mask_lo_l.next = self.mask_lo_l.val().replace_bit(31 - i, self.sym_l[i + 32].val().any());
         }
         self.nonzero.next = bits::<7>(64) - self.zeros_before.val();
 
@@ -144,18 +152,18 @@ impl Logic for Compactor {
             self.stage1[i].next = bits::<32>(0);
             self.shift1[i].next = bits::<6>(0);
             if self.shift0[i + 1].val().get_bit(0) {
-                self.stage1[i].next = self.sym[i + 1].val();
+                self.stage1[i].next = self.sym_l[i + 1].val();
                 self.shift1[i].next = self.shift0[i + 1].val();
             }
             if !self.shift0[i].val().get_bit(0) {
-                self.stage1[i].next = self.stage1[i].val() | self.sym[i].val();
+                self.stage1[i].next = self.stage1[i].val() | self.sym_l[i].val();
                 self.shift1[i].next = self.shift1[i].val() | self.shift0[i].val();
             }
         }
         self.stage1[63].next = bits::<32>(0);
         self.shift1[63].next = bits::<6>(0);
         if !self.shift0[63].val().get_bit(0) {
-            self.stage1[63].next = self.sym[63].val();
+            self.stage1[63].next = self.sym_l[63].val();
             self.shift1[63].next = self.shift0[63].val();
         }
         for i in 0..62 {
@@ -239,20 +247,30 @@ impl Logic for Compactor {
             }
         }
         for i in 0..32 {
-            self.packed[i].next = bits::<32>(0);
+            self.packed_l[i].next = bits::<32>(0);
             if self.shift5[i + 32].val() {
-                self.packed[i].next = self.stage5[i + 32].val();
+                self.packed_l[i].next = self.stage5[i + 32].val();
             }
             if !self.shift5[i].val() {
-                self.packed[i].next = self.packed[i].val() | self.stage5[i].val();
+                self.packed_l[i].next = self.packed_l[i].val() | self.stage5[i].val();
             }
         }
         for i in 32..64 {
-            self.packed[i].next = bits::<32>(0);
+            self.packed_l[i].next = bits::<32>(0);
             if !self.shift5[i].val() {
-                self.packed[i].next = self.stage5[i].val();
+                self.packed_l[i].next = self.stage5[i].val();
             }
         }
+
+        // Every output is written once, from its local: a port written several times per
+        // evaluation glitches, and in an event-driven simulator (Icarus) glitches ping-ponging
+        // between this block and the lane never settle (docs/HARDWARE.md, "Icarus-safe").
+        for i in 0..64 {
+            self.sym[i].next = self.sym_l[i].val();
+            self.packed[i].next = self.packed_l[i].val();
+        }
+        self.mask_hi.next = self.mask_hi_l.val();
+        self.mask_lo.next = self.mask_lo_l.val();
     }
 }
 

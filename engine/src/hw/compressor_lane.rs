@@ -172,6 +172,11 @@ pub struct CompressorLane {
     tail_bytes: Signal<Local, Bits<8>> = d(),
     tail_rem: Signal<Local, Bits<8>> = d(),
     wide_tmp: Signal<Local, Bits<32>> = d(),
+    /// Symbol counts and DBX borrow bits while they are chosen; each plane-stats input port is
+    /// then written once (several writes per evaluation glitch; see docs/HARDWARE.md, "Icarus-safe").
+    count_bx_l: Signal<Local, Bits<7>> = d(),
+    count_dbx_l: Signal<Local, Bits<7>> = d(),
+    x_top_dbx_l: [Signal<Local, Bit>; 32] = arr(),
     delta: [Signal<Local, Bits<32>>; 64] = arr(),
     base_symbol: Signal<Local, Bits<32>> = d(),
     size_zvc: Signal<Local, Bits<11>> = d(),
@@ -423,10 +428,11 @@ impl Logic for CompressorLane {
             self.stats_bx.valid[m].next = true;
             self.stats_bx.valid[m + 32].next = self.compactor.w16_q.val();
         }
-        self.stats_bx.count.next = bits::<7>(32);
+        self.count_bx_l.next = bits::<7>(32);
         if self.compactor.w16_q.val() {
-            self.stats_bx.count.next = bits::<7>(64);
+            self.count_bx_l.next = bits::<7>(64);
         }
+        self.stats_bx.count.next = self.count_bx_l.val();
         self.stats_bx.wide.next = !self.compactor.w16_q.val();
         self.stats_bx.extra.next = false;
         // ZBX: the n compacted nonzeros.
@@ -448,7 +454,7 @@ impl Logic for CompressorLane {
         }
         self.delta[63].next = bits::<32>(0);
         for m in 0..32 {
-            self.stats_dbx.x_top[m].next = false;
+            self.x_top_dbx_l[m].next = false;
         }
         if self.compactor.w16_q.val() {
             for m in 0..63 {
@@ -456,13 +462,14 @@ impl Logic for CompressorLane {
             }
         } else {
             for m in 0..31 {
-                self.stats_dbx.x_top[m].next = self.compactor.sym[m + 1].val() < self.compactor.sym[m].val();
+                self.x_top_dbx_l[m].next = self.compactor.sym[m + 1].val() < self.compactor.sym[m].val();
             }
             for m in 31..64 {
                 self.delta[m].next = bits::<32>(0);
             }
         }
         for m in 0..32 {
+            self.stats_dbx.x_top[m].next = self.x_top_dbx_l[m].val();
             self.stats_dbx.x[m].next = self.delta[m].val();
             self.wide_tmp.next = self.delta[m + 32].val();
             self.stats_dbx.x_lo[m].next = bit_cast::<17, 32>(self.wide_tmp.val());
@@ -474,10 +481,11 @@ impl Logic for CompressorLane {
             self.stats_dbx.valid[m].next = self.compactor.w16_q.val();
         }
         self.stats_dbx.valid[63].next = false;
-        self.stats_dbx.count.next = bits::<7>(31);
+        self.count_dbx_l.next = bits::<7>(31);
         if self.compactor.w16_q.val() {
-            self.stats_dbx.count.next = bits::<7>(63);
+            self.count_dbx_l.next = bits::<7>(63);
         }
+        self.stats_dbx.count.next = self.count_dbx_l.val();
         self.stats_dbx.wide.next = !self.compactor.w16_q.val();
         self.stats_dbx.extra.next = true;
 

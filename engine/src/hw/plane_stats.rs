@@ -115,6 +115,8 @@ pub struct PlaneStats {
     zero_above: Signal<Local, Bits<32>>,
     zero_below: Signal<Local, Bits<32>>,
     run_cost: Signal<Local, Bits<11>>,
+    /// `pos_field_bits` while its priority chain is evaluated (the port is written once).
+    pos_field_l: Signal<Local, Bits<3>>,
     pos_cost: Signal<Local, Bits<11>>,
     verbatim_cost: Signal<Local, Bits<11>>,
     total: Signal<Local, Bits<11>>,
@@ -185,6 +187,7 @@ impl Default for PlaneStats {
             zero_above: Default::default(),
             zero_below: Default::default(),
             run_cost: Default::default(),
+            pos_field_l: Default::default(),
             pos_cost: Default::default(),
             verbatim_cost: Default::default(),
             total: Default::default(),
@@ -321,25 +324,28 @@ impl Logic for PlaneStats {
         if self.wide_q.q.val() {
             self.run_cost.next = bits::<11>(7);
         }
-        self.pos_field_bits.next = bits::<3>(0);
+        self.pos_field_l.next = bits::<3>(0);
         if self.count_q.q.val() >= 2 {
-            self.pos_field_bits.next = bits::<3>(1);
+            self.pos_field_l.next = bits::<3>(1);
         }
         if self.count_q.q.val() >= 3 {
-            self.pos_field_bits.next = bits::<3>(2);
+            self.pos_field_l.next = bits::<3>(2);
         }
         if self.count_q.q.val() >= 5 {
-            self.pos_field_bits.next = bits::<3>(3);
+            self.pos_field_l.next = bits::<3>(3);
         }
         if self.count_q.q.val() >= 9 {
-            self.pos_field_bits.next = bits::<3>(4);
+            self.pos_field_l.next = bits::<3>(4);
         }
         if self.count_q.q.val() >= 17 {
-            self.pos_field_bits.next = bits::<3>(5);
+            self.pos_field_l.next = bits::<3>(5);
         }
         if self.count_q.q.val() >= 33 {
-            self.pos_field_bits.next = bits::<3>(6);
+            self.pos_field_l.next = bits::<3>(6);
         }
+        // Written once: a port written several times per evaluation glitches, which Icarus
+        // turns into a never-settling ping-pong with the lane (docs/HARDWARE.md, "Icarus-safe").
+        self.pos_field_bits.next = self.pos_field_l.val();
         self.pos_cost.next = bits::<11>(5) + bit_cast::<11, 3>(self.pos_field_bits.val());
         self.verbatim_cost.next = bits::<11>(1) + bit_cast::<11, 7>(self.count_q.q.val());
 
