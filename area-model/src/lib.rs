@@ -1,9 +1,9 @@
 //! Area and timing of the exported PlaneZip tops on real standard-cell libraries.
 //!
-//! [`synthesize`] runs one Yosys process per top: generic `synth` once (the top's block-level
-//! sub-modules kept as hierarchy so their area is reported apart), then for each Liberty library
-//! `dfflibmap`, `abc -liberty` (optionally `-D` with a delay target, which makes ABC print its own
-//! critical-path delay), `stat -liberty` and a mapped netlist. [`sta`] runs OpenSTA on a mapped
+//! [`synthesize`] runs generic `synth` once per top (the top's block-level sub-modules kept as
+//! hierarchy so their area is reported apart; cached in the work directory), then for each Liberty library
+//! `dfflibmap`, `abc -liberty` (optionally with a delay target: then ABC also buffers and sizes
+//! for it and prints its own critical-path delay, see [`abc_delay_script`]), `stat -liberty` and a mapped netlist. [`sta`] runs OpenSTA on a mapped
 //! netlist. All areas are in µm², all times in ps (libraries in ns are converted).
 //! `cargo run -p area-model -- --rtl DIR --liberty FILE…` (DIR as `rtl-gen` writes it).
 
@@ -39,7 +39,7 @@ impl Liberty {
             if !out.exists() {
                 let data = Command::new("gunzip").arg("-c").arg(path).output().context("run gunzip")?;
                 ensure!(data.status.success(), "gunzip {} failed", path.display());
-                std::fs::write(&out, data.stdout)?;
+                write_atomically(&out, &data.stdout)?;
             }
             out
         } else {
@@ -51,13 +51,22 @@ impl Liberty {
             Some(fixed) => {
                 std::fs::create_dir_all(scratch)?;
                 let p = scratch.join(format!("{name}.sta.lib"));
-                std::fs::write(&p, fixed)?;
+                write_atomically(&p, fixed.as_bytes())?;
                 p
             }
             None => path.clone(),
         };
         Ok(Liberty { name, path, time_unit_ps, flops: flop_cells(&text), sta_path })
     }
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so that another area-model
+/// process sharing the work directory never reads a half-written library or stamp.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("rename {} to {}", tmp.display(), path.display()))?;
+    Ok(())
 }
 
 /// Names of the `lu_table_template`s a Liberty text defines.
@@ -220,9 +229,9 @@ fn ys(name: &str) -> String {
     format!("\\{name}")
 }
 
-/// The Yosys script that synthesizes `top` from `files` and maps it on each of `libs`, writing
-/// the netlists `<work>/<top>.<lib>.v`.
-pub fn yosys_script(files: &[PathBuf], top: &str, keep: &[String], libs: &[Liberty], flow: &Flow, work: &Path) -> String {
+/// The Yosys script of the library-independent part: read `files`, keep the `keep` blocks as
+/// hierarchy, generic `synth`, and save the result as RTLIL at `il`.
+pub fn generic_script(files: &[PathBuf], top: &str, keep: &[String], flow: &Flow, il: &Path) -> String {
     let mut s = String::new();
     for f in files {
         s.push_str(&format!("read_verilog {}\n", f.display()));
@@ -233,13 +242,20 @@ pub fn yosys_script(files: &[PathBuf], top: &str, keep: &[String], libs: &[Liber
         s.push_str(&format!("setattr -mod -set keep_hierarchy 1 {}\n", names.join(" ")));
     }
     s.push_str(&format!("synth -top {} -flatten{}\n", ys(top), if flow.share { "" } else { " -noshare" }));
-    s.push_str("design -save generic\n");
+    s.push_str(&format!("write_rtlil {}\n", il.display()));
+    s
+}
+
+/// The Yosys script that maps the generic design `il` on each of `libs` and writes the netlists
+/// named by [`netlist_path`].
+pub fn mapping_script(il: &Path, top: &str, libs: &[Liberty], flow: &Flow, work: &Path) -> String {
+    let mut s = format!("read_rtlil {}\ndesign -save generic\n", il.display());
     for lib in libs {
         let l = lib.path.display();
         s.push_str(&format!("design -load generic\nlog PZ-LIBRARY {}\n", lib.name));
         s.push_str(&format!("dfflibmap -liberty {l}\n"));
         match flow.abc_delay_target_ps {
-            Some(d) => s.push_str(&format!("abc -D {d} -liberty {l}\n")),
+            Some(d) => s.push_str(&format!("abc -script {} -liberty {l}\n", abc_delay_script_path(work, d).display())),
             None => s.push_str(&format!("abc -liberty {l}\n")),
         }
         s.push_str("opt_clean -purge\n");
@@ -247,9 +263,54 @@ pub fn yosys_script(files: &[PathBuf], top: &str, keep: &[String], libs: &[Liber
         // OpenSTA 2.0.17's Verilog reader rejects the `{…}` concatenations Yosys writes on
         // sub-module ports and multi-bit `assign`s: write the STA netlist flat, one bit per net.
         s.push_str("flatten\nsplitnets -ports\nsetundef -zero\nopt_clean -purge\n");
-        s.push_str(&format!("write_verilog -noattr -noexpr {}\n", work.join(format!("{top}.{}.v", lib.name)).display()));
+        s.push_str(&format!("write_verilog -noattr -noexpr {}\n", netlist_path(work, top, &lib.name, flow).display()));
     }
     s
+}
+
+/// ABC's script for a delay target of `target_ps`: Yosys 0.23's own `abc -D` script for
+/// Liberty mapping (`&nf -D`), followed by what that script leaves out and a timing figure
+/// needs: `buffer -p` (fanout trees of at most 10, flop outputs included: without them the
+/// unplaced netlist has nets with thousands of sinks and NLDM tables extrapolated to µs),
+/// `upsize`/`dnsize` towards the target (each stopped after about 10 min), and `stime -p`,
+/// which prints the mapped module's critical-path delay (`Delay = … ps`, read by [`parse_log`]).
+pub fn abc_delay_script(target_ps: f64) -> String {
+    let d = target_ps;
+    format!(
+        "strash; &get -n; &fraig -x; &put; scorr; dc2; strash; &get -n; &dch -f; &nf -D {d}; &put; \
+         topo; stime -p; buffer -p; topo; upsize -D {d} -T 600; dnsize -D {d} -T 600; stime -p\n"
+    )
+}
+
+/// Where [`synthesize`] writes [`abc_delay_script`] for `target_ps`.
+fn abc_delay_script_path(work: &Path, target_ps: f64) -> PathBuf {
+    work.join(format!("abc-D{target_ps}.script"))
+}
+
+/// The mapped netlist of `top` on library `lib` under `flow`: `<work>/<top>.<lib>.v`, or
+/// `<work>/<top>.<lib>.D<ps>.v` when mapped with an ABC delay target, so that area-oriented and
+/// delay-oriented mappings can share one work directory (and its cached generic synthesis).
+pub fn netlist_path(work: &Path, top: &str, lib: &str, flow: &Flow) -> PathBuf {
+    match flow.abc_delay_target_ps {
+        Some(d) => work.join(format!("{top}.{lib}.D{d}.v")),
+        None => work.join(format!("{top}.{lib}.v")),
+    }
+}
+
+/// What the cached generic synthesis of a top depends on: the Yosys version, the generic
+/// script (files, kept blocks, flow switches) and each input file's length and content hash.
+/// The cache is reused only when this text is equal to the stamp saved beside it.
+fn generic_stamp(files: &[PathBuf], script: &str) -> Result<String> {
+    use std::hash::{Hash, Hasher};
+    let version = Command::new("yosys").arg("-V").output().context("run yosys -V (scripts/install-area-tools.sh installs it)")?;
+    let mut stamp = format!("{}{script}", String::from_utf8_lossy(&version.stdout));
+    for f in files {
+        let bytes = std::fs::read(f).with_context(|| format!("read {}", f.display()))?;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        stamp.push_str(&format!("{} {} bytes hash {:016x}\n", f.display(), bytes.len(), h.finish()));
+    }
+    Ok(stamp)
 }
 
 /// Runs `yosys` on `script` (saved as `<work>/<name>.ys`, log `<work>/<name>.log`); returns the log.
@@ -278,7 +339,7 @@ fn tail(text: &str, n: usize) -> String {
 
 /// Parses the `stat -liberty` sections that follow `PZ-STAT <lib>` in a Yosys log:
 /// per-module area, cells and flops (flop cells named in `flops`), the top's total, and ABC's
-/// `Delay =` figures (converted with `time_unit_ps`) from the mapping before it.
+/// `Delay =` figures (ABC prints ps whatever the library unit; the last per module) from the mapping before it.
 pub fn parse_log(log: &str, top: &str, lib: &Liberty, netlist: PathBuf) -> Result<TopArea> {
     let start = log.find(&format!("PZ-LIBRARY {}", lib.name)).context("library section missing in the Yosys log")?;
     let section = &log[start..];
@@ -295,7 +356,11 @@ pub fn parse_log(log: &str, top: &str, lib: &Liberty, netlist: PathBuf) -> Resul
         }
         if let Some(d) = line.split("Delay =").nth(1) {
             let v: f64 = d.split_whitespace().next().context("Delay without value")?.parse()?;
-            abc_delay_ps.push((abc_module.clone(), v));
+            // `stime` runs before and after sizing: keep each module's last (final) figure.
+            match abc_delay_ps.last_mut() {
+                Some((m, d)) if *m == abc_module => *d = v,
+                _ => abc_delay_ps.push((abc_module.clone(), v)),
+            }
         }
     }
 
@@ -368,18 +433,41 @@ fn lib_cell(name: &str) -> bool {
     !name.ends_with(':') && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
 }
 
-/// Synthesizes `top` from `files` and maps it on every library of `libs`; one Yosys run.
+/// Synthesizes `top` from `files` and maps it on every library of `libs`.
+///
+/// Two Yosys runs: the generic synthesis (`<work>/<top>.generic.il`, the slow step on the lane,
+/// 10–30 minutes here) is skipped when an earlier run left it with an equal stamp (see
+/// [`generic_stamp`]); the mapping run reads it and maps on each library. Several area-model
+/// processes (other libraries, other ABC delay targets) can therefore share one work directory
+/// and one generic synthesis. Logs: `<work>/<top>.generic.log`, `<work>/<top>.<libs>[.D<ps>].log`.
 pub fn synthesize(files: &[PathBuf], top: &str, libs: &[Liberty], flow: &Flow, work: &Path) -> Result<Vec<TopArea>> {
     let mut modules = Vec::new();
     for f in files {
-        modules.extend(modules_in(&std::fs::read_to_string(f)?));
+        modules.extend(modules_in(&std::fs::read_to_string(f).with_context(|| format!("read {}", f.display()))?));
     }
     let keep = block_modules(&modules, top);
-    let script = yosys_script(files, top, &keep, libs, flow, work);
-    let log = run_yosys(&script, work, top)?;
-    libs.iter()
-        .map(|lib| parse_log(&log, top, lib, work.join(format!("{top}.{}.v", lib.name))))
-        .collect()
+    std::fs::create_dir_all(work)?;
+    let il = work.join(format!("{top}.generic.il"));
+    let stamp_path = work.join(format!("{top}.generic.stamp"));
+    let generic = generic_script(files, top, &keep, flow, &il);
+    let stamp = generic_stamp(files, &generic)?;
+    if std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) && il.exists() {
+        eprintln!("{top}: reusing the generic synthesis {} (inputs unchanged)", il.display());
+    } else {
+        let _ = std::fs::remove_file(&stamp_path);
+        run_yosys(&generic, work, &format!("{top}.generic"))?;
+        write_atomically(&stamp_path, stamp.as_bytes())?;
+    }
+    let lib_names: Vec<&str> = libs.iter().map(|l| l.name.as_str()).collect();
+    let run_name = match flow.abc_delay_target_ps {
+        Some(d) => format!("{top}.{}.D{d}", lib_names.join("+")),
+        None => format!("{top}.{}", lib_names.join("+")),
+    };
+    if let Some(d) = flow.abc_delay_target_ps {
+        write_atomically(&abc_delay_script_path(work, d), abc_delay_script(d).as_bytes())?;
+    }
+    let log = run_yosys(&mapping_script(&il, top, libs, flow, work), work, &run_name)?;
+    libs.iter().map(|lib| parse_log(&log, top, lib, netlist_path(work, top, &lib.name, flow))).collect()
 }
 
 /// OpenSTA's worst setup path of a mapped netlist under one clock.

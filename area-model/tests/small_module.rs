@@ -89,3 +89,29 @@ fn small_module_on_asap7_is_timed_after_the_template_fix() {
     assert!(t.report.contains("DFFHQN"), "{}", t.report);
     assert!(t.min_period_ps > 100.0 && t.min_period_ps < 667.0, "{}", t.report);
 }
+
+/// The generic synthesis is cached: a second mapping of unchanged Verilog reuses
+/// `<top>.generic.il` (not rewritten) and gives the same area; changed Verilog invalidates it.
+#[test]
+fn generic_synthesis_is_reused_until_the_verilog_changes() {
+    let work = work().join("cache");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let rtl = work.join("t.v");
+    std::fs::write(&rtl, SMALL).unwrap();
+    let lib = Liberty::open(&Path::new(LIBS).join("nangate45_typ.lib.gz"), &work.join("lib")).unwrap();
+    let flow = Flow { abc_delay_target_ps: None, flatten_all: false, share: true };
+    let il = work.join("t.generic.il");
+    let first = synthesize(std::slice::from_ref(&rtl), "t", std::slice::from_ref(&lib), &flow, &work).unwrap().remove(0);
+    let written = std::fs::metadata(&il).unwrap().modified().unwrap();
+    let delayed = Flow { abc_delay_target_ps: Some(500.0), ..flow.clone() };
+    let second = synthesize(std::slice::from_ref(&rtl), "t", std::slice::from_ref(&lib), &delayed, &work).unwrap().remove(0);
+    assert_eq!(std::fs::metadata(&il).unwrap().modified().unwrap(), written, "generic synthesis rerun");
+    assert_eq!(second.flops, first.flops);
+    assert_ne!(second.netlist, first.netlist, "delay-mapped netlist must not overwrite the area-mapped one");
+    assert!(!second.abc_delay_ps.is_empty(), "abc -D reports its delay");
+
+    std::fs::write(&rtl, SMALL.replace("output reg [3:0] c", "output reg [4:0] c").replace("{3'b0, q[15]}", "{4'b0, q[15]}")).unwrap();
+    let changed = synthesize(&[rtl], "t", std::slice::from_ref(&lib), &flow, &work).unwrap().remove(0);
+    assert_eq!(changed.flops, 21, "the 5-bit counter comes from the new Verilog");
+}
