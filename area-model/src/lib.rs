@@ -7,6 +7,8 @@
 //! netlist. All areas are in µm², all times in ps (libraries in ns are converted).
 //! `cargo run -p area-model -- --rtl DIR --liberty FILE…` (DIR as `rtl-gen` writes it).
 
+pub mod nldm;
+
 use anyhow::{Context, Result, bail, ensure};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -437,7 +439,8 @@ fn lib_cell(name: &str) -> bool {
 ///
 /// Two Yosys runs: the generic synthesis (`<work>/<top>.generic.il`, the slow step on the lane,
 /// 10–30 minutes here) is skipped when an earlier run left it with an equal stamp (see
-/// [`generic_stamp`]); the mapping run reads it and maps on each library. Several area-model
+/// [`generic_stamp`]); the mapping run reads it and maps on each library, and is itself skipped
+/// when its log, netlists and stamp (generic stamp plus mapping script) are there. Several area-model
 /// processes (other libraries, other ABC delay targets) can therefore share one work directory
 /// and one generic synthesis. Logs: `<work>/<top>.generic.log`, `<work>/<top>.<libs>[.D<ps>].log`.
 pub fn synthesize(files: &[PathBuf], top: &str, libs: &[Liberty], flow: &Flow, work: &Path) -> Result<Vec<TopArea>> {
@@ -466,7 +469,25 @@ pub fn synthesize(files: &[PathBuf], top: &str, libs: &[Liberty], flow: &Flow, w
     if let Some(d) = flow.abc_delay_target_ps {
         write_atomically(&abc_delay_script_path(work, d), abc_delay_script(d).as_bytes())?;
     }
-    let log = run_yosys(&mapping_script(&il, top, libs, flow, work), work, &run_name)?;
+    // The mapping is cached too (same generic design, same script, same libraries: same log
+    // and netlists), so that a rerun for timing alone does not repeat ABC.
+    let mapping = mapping_script(&il, top, libs, flow, work);
+    let map_stamp = format!("{stamp}{mapping}{}", flow.abc_delay_target_ps.map(abc_delay_script).unwrap_or_default());
+    let map_stamp_path = work.join(format!("{run_name}.stamp"));
+    let log_path = work.join(format!("{run_name}.log"));
+    let netlists_exist = libs.iter().all(|lib| netlist_path(work, top, &lib.name, flow).exists());
+    let log = match std::fs::read_to_string(&log_path) {
+        Ok(log) if netlists_exist && std::fs::read_to_string(&map_stamp_path).ok().as_deref() == Some(map_stamp.as_str()) => {
+            eprintln!("{top}: reusing the mapping {} (inputs unchanged)", log_path.display());
+            log
+        }
+        _ => {
+            let _ = std::fs::remove_file(&map_stamp_path);
+            let log = run_yosys(&mapping, work, &run_name)?;
+            write_atomically(&map_stamp_path, map_stamp.as_bytes())?;
+            log
+        }
+    };
     libs.iter().map(|lib| parse_log(&log, top, lib, netlist_path(work, top, &lib.name, flow))).collect()
 }
 
@@ -489,8 +510,13 @@ pub struct Timing {
     pub startpoint: String,
     /// End point of the worst path.
     pub endpoint: String,
-    /// Number of cells (pins with an arrival row) on the worst path's data part.
+    /// Number of cells on the worst path's data part (flop clock-to-output included).
     pub path_stages: usize,
+    /// Every cell arc of the worst path re-derived from the Liberty tables at OpenSTA's slew and
+    /// load ([`nldm::check_arcs`]): the hand cross-check, done on every reported path.
+    pub arc_checks: Vec<nldm::ArcCheck>,
+    /// Largest |OpenSTA − table| over `arc_checks`, ps.
+    pub arc_max_deviation_ps: f64,
     /// The full `report_checks` text.
     pub report: String,
 }
@@ -503,7 +529,7 @@ pub fn sta_script(lib: &Path, netlist: &Path, top: &str, clock_port: &str, perio
          create_clock -name clk -period {period_lib_units} [get_ports {clock_port}]\n\
          set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports {clock_port}]]\n\
          set_output_delay 0 -clock clk [all_outputs]\n\
-         report_checks -path_delay max -digits 4\nexit\n",
+         report_checks -path_delay max -digits 4 -fields {{slew cap input_pins}}\nexit\n",
         lib = lib.display(),
         net = netlist.display(),
     )
@@ -519,7 +545,12 @@ pub fn sta(lib: &Liberty, netlist: &Path, top: &str, clock_port: &str, period_ps
     let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     std::fs::write(work.join(format!("{top}.{}.sta.log", lib.name)), &report)?;
     ensure!(out.status.success(), "sta failed:\n{}", tail(&report, 40));
-    parse_sta(&report, top, &lib.name, period_ps, lib.time_unit_ps)
+    let mut timing = parse_sta(&report, top, &lib.name, period_ps, lib.time_unit_ps)?;
+    let liberty = std::fs::read_to_string(&lib.sta_path).with_context(|| format!("read {}", lib.sta_path.display()))?;
+    timing.arc_checks = nldm::check_arcs(&nldm::path_rows(&report), &liberty).context("re-derive the worst path from the Liberty tables")?;
+    timing.arc_max_deviation_ps =
+        timing.arc_checks.iter().map(|a| (a.sta - a.table).abs() * lib.time_unit_ps).fold(0.0, f64::max);
+    Ok(timing)
 }
 
 /// Parses OpenSTA's `report_checks` output (times in library units, `unit_ps` ps each).
@@ -533,7 +564,7 @@ pub fn parse_sta(report: &str, top: &str, library: &str, period_ps: f64, unit_ps
     let slack_ps = slack * unit_ps;
     let min_period_ps = period_ps - slack_ps;
     ensure!(min_period_ps > 0.0, "non-positive path delay");
-    let path_stages = data_path_rows(report);
+    let path_stages = nldm::path_rows(report).iter().filter(|r| r.cap.is_some()).count();
     Ok(Timing {
         top: top.to_string(),
         library: library.to_string(),
@@ -544,25 +575,8 @@ pub fn parse_sta(report: &str, top: &str, library: &str, period_ps: f64, unit_ps
         startpoint: field("Startpoint:").unwrap_or_default(),
         endpoint: field("Endpoint:").unwrap_or_default(),
         path_stages,
+        arc_checks: Vec::new(),
+        arc_max_deviation_ps: 0.0,
         report: report.to_string(),
     })
-}
-
-/// Rows with a cell pin (`inst/pin (CELL)`) in the data-arrival part of the first path.
-fn data_path_rows(report: &str) -> usize {
-    let mut rows = 0;
-    let mut started = false;
-    for line in report.lines() {
-        if line.contains("data arrival time") {
-            break;
-        }
-        if line.contains("clock network delay") {
-            started = true;
-            continue;
-        }
-        if started && line.contains('(') && line.contains(')') && !line.contains("net)") {
-            rows += 1;
-        }
-    }
-    rows
 }

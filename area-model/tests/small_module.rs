@@ -59,6 +59,8 @@ fn small_module_on_nangate45_has_exact_flops_consistent_area_and_a_timed_path() 
     assert!(t.min_period_ps > 200.0 && t.min_period_ps < 2000.0, "{}", t.report);
     assert!(t.slack_ps > 0.0);
     assert!(t.path_stages >= 4, "{}", t.report);
+    assert_eq!(t.arc_checks.len(), t.path_stages, "every cell of the path re-derived");
+    assert!(t.arc_max_deviation_ps < 0.5, "OpenSTA vs the Liberty tables: {:?}", t.arc_checks);
 }
 
 #[test]
@@ -88,6 +90,9 @@ fn small_module_on_asap7_is_timed_after_the_template_fix() {
     let t = area_model::sta(&lib, &area.netlist, "t", "clock", 667.0, &work).unwrap();
     assert!(t.report.contains("DFFHQN"), "{}", t.report);
     assert!(t.min_period_ps > 100.0 && t.min_period_ps < 667.0, "{}", t.report);
+    // The hand cross-check of docs/AREA.md, done by area_model::nldm on every arc of the path.
+    assert_eq!(t.arc_checks.len(), t.path_stages);
+    assert!(t.arc_max_deviation_ps < 0.05, "OpenSTA vs the ASAP7 tables: {:?}", t.arc_checks);
 }
 
 /// The generic synthesis is cached: a second mapping of unchanged Verilog reuses
