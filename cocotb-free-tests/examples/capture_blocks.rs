@@ -1,8 +1,10 @@
 //! ≥ 1,000,000 distinct real blocks per symbol width from full captures through the Verilator
 //! model of the exported lane, each compared with the golden encoder:
 //! `cargo run --release -p cocotb-free-tests --example capture_blocks -- ~/.cache/planezip/dumps`
-//! (optional second argument: blocks per width, default 1,000,000). Prints blocks, mismatches and
-//! Verilator cycles/s per width; exits non-zero on any mismatch or if fewer blocks were found.
+//! (optional: blocks per width, default 1,000,000; blocks at most per tensor, spread evenly over
+//! it, default 600, so that every model of the cache contributes). Prints blocks, files, tensors,
+//! mismatches and Verilator cycles/s per width; exits non-zero on any mismatch or if fewer blocks
+//! were found.
 
 use cocotb_free_tests::{build_lane_model, check_blocks, real_blocks};
 use engine::golden::SymbolWidth;
@@ -23,8 +25,9 @@ fn safetensors_under(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
-    let root = PathBuf::from(args.next().expect("usage: capture_blocks DUMPS_DIR [BLOCKS_PER_WIDTH]"));
+    let root = PathBuf::from(args.next().expect("usage: capture_blocks DUMPS_DIR [BLOCKS_PER_WIDTH] [PER_TENSOR]"));
     let want: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(1_000_000);
+    let per_tensor: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(600);
     let mut files = Vec::new();
     safetensors_under(&root, &mut files);
     anyhow::ensure!(!files.is_empty(), "no .safetensors under {}", root.display());
@@ -34,7 +37,7 @@ fn main() -> anyhow::Result<()> {
     let mut failed = false;
     for width in [SymbolWidth::W32, SymbolWidth::W16] {
         let t = std::time::Instant::now();
-        let found = real_blocks::distinct_blocks(&files, width, usize::MAX, want);
+        let found = real_blocks::distinct_blocks(&files, width, per_tensor, want);
         let read_s = t.elapsed().as_secs_f64();
         let (mut cycles, mut sim_s, mut bad) = (0u64, 0f64, 0usize);
         for chunk in found.blocks.chunks(100_000) {
@@ -43,12 +46,22 @@ fn main() -> anyhow::Result<()> {
             sim_s += run.seconds;
             bad += b;
         }
+        let short: Vec<String> = found
+            .files
+            .iter()
+            .map(|f| {
+                let p = Path::new(f);
+                let model = p.parent().and_then(|d| d.file_name()).map(|d| d.to_string_lossy()).unwrap_or_default();
+                format!("{model}/{}", p.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default())
+            })
+            .collect();
         println!(
-            "{width:?}: {} distinct blocks from {} files ({} tensors), {bad} mismatches, {cycles} cycles in {sim_s:.2} s = {:.0} cycles/s (read {read_s:.0} s)",
+            "{width:?}: {} distinct blocks from {} files ({} tensors), {bad} mismatches, {cycles} cycles in {sim_s:.2} s = {:.0} cycles/s (read {read_s:.0} s)\n  files: {}",
             found.blocks.len(),
             found.files.len(),
             found.tensors,
-            cycles as f64 / sim_s
+            cycles as f64 / sim_s,
+            short.join(", ")
         );
         failed |= bad > 0 || found.blocks.len() < want;
     }
