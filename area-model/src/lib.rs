@@ -28,6 +28,9 @@ pub struct Liberty {
     /// The library OpenSTA reads: `path`, or a copy with the missing timing templates defined
     /// (see [`sta_compatible`]).
     pub sta_path: PathBuf,
+    /// The X2 buffer (`BUF_X2`, `BUFx2_…`), ABC's model of what drives a mapped module's inputs
+    /// (flop outputs, ports) when it maps for a delay target (see [`abc_constraints`]).
+    pub buffer_cell: Option<String>,
 }
 
 impl Liberty {
@@ -58,7 +61,7 @@ impl Liberty {
             }
             None => path.clone(),
         };
-        Ok(Liberty { name, path, time_unit_ps, flops: flop_cells(&text), sta_path })
+        Ok(Liberty { name, path, time_unit_ps, flops: flop_cells(&text), sta_path, buffer_cell: x2_buffer(&text) })
     }
 }
 
@@ -150,6 +153,36 @@ pub fn flop_cells(text: &str) -> Vec<String> {
         }
     }
     flops
+}
+
+/// The library's X2 buffer: the first cell whose name starts with `BUF` and continues `_X2` or
+/// `x2` followed by a non-digit (Nangate45 `BUF_X2`, ASAP7 `BUFx2_ASAP7_75t_R`).
+pub fn x2_buffer(text: &str) -> Option<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("cell (").or_else(|| l.trim_start().strip_prefix("cell(")))
+        .map(|r| r.split(')').next().unwrap_or("").trim().trim_matches('"'))
+        .find(|c| {
+            c.strip_prefix("BUF")
+                .and_then(|r| r.strip_prefix("_X2").or_else(|| r.strip_prefix("x2")))
+                .is_some_and(|r| !r.starts_with(|ch: char| ch.is_ascii_digit()))
+        })
+        .map(str::to_string)
+}
+
+/// ABC's timing constraints (`abc -constr`) for a delay-target mapping on `lib`: every input of
+/// the mapped logic (a flop output or a module port) is driven by the library's X2 buffer and
+/// every output (a flop input or a port) carries 1 fF (both libraries count capacitance in fF).
+/// Without them ABC treats inputs as ideal drivers, sees no cost in fanout and buffers nothing:
+/// the lane's `load` enables then drive 3,300 flop-hold multiplexers unbuffered, and OpenSTA
+/// times that net at 22 ns.
+pub fn abc_constraints(lib: &Liberty) -> Result<String> {
+    let buffer = lib.buffer_cell.as_deref().with_context(|| format!("{}: no X2 buffer cell for ABC's input drive", lib.name))?;
+    Ok(format!("set_driving_cell {buffer}\nset_load 1.0\n"))
+}
+
+/// Where [`synthesize`] writes [`abc_constraints`] for `lib`.
+fn abc_constraints_path(work: &Path, lib: &Liberty) -> PathBuf {
+    work.join(format!("abc-{}.constr", lib.name))
 }
 
 /// Area and cell counts of one module after mapping (`stat -liberty`).
@@ -257,7 +290,11 @@ pub fn mapping_script(il: &Path, top: &str, libs: &[Liberty], flow: &Flow, work:
         s.push_str(&format!("design -load generic\nlog PZ-LIBRARY {}\n", lib.name));
         s.push_str(&format!("dfflibmap -liberty {l}\n"));
         match flow.abc_delay_target_ps {
-            Some(d) => s.push_str(&format!("abc -script {} -liberty {l}\n", abc_delay_script_path(work, d).display())),
+            Some(d) => s.push_str(&format!(
+                "abc -script {} -constr {} -liberty {l}\n",
+                abc_delay_script_path(work, d).display(),
+                abc_constraints_path(work, lib).display()
+            )),
             None => s.push_str(&format!("abc -liberty {l}\n")),
         }
         s.push_str("opt_clean -purge\n");
@@ -466,13 +503,20 @@ pub fn synthesize(files: &[PathBuf], top: &str, libs: &[Liberty], flow: &Flow, w
         Some(d) => format!("{top}.{}.D{d}", lib_names.join("+")),
         None => format!("{top}.{}", lib_names.join("+")),
     };
+    let mut abc_inputs = String::new();
     if let Some(d) = flow.abc_delay_target_ps {
+        abc_inputs.push_str(&abc_delay_script(d));
         write_atomically(&abc_delay_script_path(work, d), abc_delay_script(d).as_bytes())?;
+        for lib in libs {
+            let constr = abc_constraints(lib)?;
+            write_atomically(&abc_constraints_path(work, lib), constr.as_bytes())?;
+            abc_inputs.push_str(&constr);
+        }
     }
     // The mapping is cached too (same generic design, same script, same libraries: same log
     // and netlists), so that a rerun for timing alone does not repeat ABC.
     let mapping = mapping_script(&il, top, libs, flow, work);
-    let map_stamp = format!("{stamp}{mapping}{}", flow.abc_delay_target_ps.map(abc_delay_script).unwrap_or_default());
+    let map_stamp = format!("{stamp}{mapping}{abc_inputs}");
     let map_stamp_path = work.join(format!("{run_name}.stamp"));
     let log_path = work.join(format!("{run_name}.log"));
     let netlists_exist = libs.iter().all(|lib| netlist_path(work, top, &lib.name, flow).exists());
@@ -539,11 +583,13 @@ pub fn sta_script(lib: &Path, netlist: &Path, top: &str, clock_port: &str, perio
 /// parses the worst path.
 pub fn sta(lib: &Liberty, netlist: &Path, top: &str, clock_port: &str, period_ps: f64, work: &Path) -> Result<Timing> {
     std::fs::create_dir_all(work)?;
-    let script = work.join(format!("{top}.{}.sta.tcl", lib.name));
+    // Named after the netlist (`<top>.<lib>[.D<ps>]`), so area and delay mappings keep their own.
+    let stem = netlist.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| format!("{top}.{}", lib.name));
+    let script = work.join(format!("{stem}.sta.tcl"));
     std::fs::write(&script, sta_script(&lib.sta_path, netlist, top, clock_port, period_ps / lib.time_unit_ps))?;
     let out = Command::new("sta").arg("-no_init").arg("-exit").arg(&script).output().context("run sta (OpenSTA; scripts/install-area-tools.sh installs it)")?;
     let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    std::fs::write(work.join(format!("{top}.{}.sta.log", lib.name)), &report)?;
+    std::fs::write(work.join(format!("{stem}.sta.log")), &report)?;
     ensure!(out.status.success(), "sta failed:\n{}", tail(&report, 40));
     let mut timing = parse_sta(&report, top, &lib.name, period_ps, lib.time_unit_ps)?;
     let liberty = std::fs::read_to_string(&lib.sta_path).with_context(|| format!("read {}", lib.sta_path.display()))?;
