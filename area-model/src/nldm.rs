@@ -6,9 +6,10 @@
 //! whose `related_pin` is the input pin on the path is interpolated bilinearly at the input slew
 //! and output load OpenSTA printed (linearly extrapolated past the table's last index, as OpenSTA
 //! does). The table's `index_1` is the input transition and `index_2` the output load, as in
-//! both libraries here (Nangate45 `Timing_7_7`, ASAP7 `delay_template_7x7_x1`). Several timing
-//! groups for one pin pair (conditional arcs) give several candidates; the largest is kept, as a
-//! setup check does. Pre-layout: no wire parasitics, so a net adds no delay.
+//! both libraries here (Nangate45 `Timing_7_7`, ASAP7 `delay_template_7x7_x1`). Of the timing
+//! groups for one pin pair, those whose `timing_sense` fits the path's edges qualify (an XOR's
+//! rising input gives a rising output only through its positive-unate group); if several do
+//! (conditional arcs), the largest is kept, as a setup check does. Pre-layout: no wire parasitics, so a net adds no delay.
 
 use anyhow::{Context, Result, bail, ensure};
 use serde::Serialize;
@@ -96,7 +97,7 @@ pub fn check_arcs(rows: &[PathRow], liberty: &str) -> Result<Vec<ArcCheck>> {
         };
         let table_name = if row.rise { "cell_rise" } else { "cell_fall" };
         let cell = cell_group(liberty, &row.cell)?;
-        let candidates = arc_tables(&cell, &row.pin, &input.pin, table_name)
+        let candidates = arc_tables(cell, &row.pin, &input.pin, table_name, input.rise == row.rise)
             .with_context(|| format!("{} ({}): {}->{} {table_name}", row.instance, row.cell, input.pin, row.pin))?;
         let table = candidates.iter().map(|t| t.at(input.slew, load)).fold(f64::NEG_INFINITY, f64::max);
         out.push(ArcCheck {
@@ -234,13 +235,22 @@ fn numbers(body: &str, name: &str) -> Result<Vec<Vec<f64>>> {
         .collect()
 }
 
-/// The `table_name` tables of the timing groups of output pin `pin` related to `related`.
-fn arc_tables(cell: &str, pin: &str, related: &str, table_name: &str) -> Result<Vec<Table>> {
+/// The `table_name` tables of the timing groups of output pin `pin` related to `related` whose
+/// `timing_sense` allows the edges on the path: `same_edge` (input and output both rise or both
+/// fall) excludes negative-unate groups, opposite edges exclude positive-unate ones. An XOR's
+/// pin has one group of each sense (under complementary `when` conditions); the edges pick one,
+/// as in OpenSTA. Clock-to-output arcs (`rising_edge`) have no sense and always qualify.
+fn arc_tables(cell: &str, pin: &str, related: &str, table_name: &str, same_edge: bool) -> Result<Vec<Table>> {
     let (_, pin_body) = sub_groups(cell, "pin").into_iter().find(|(a, _)| a == pin).with_context(|| format!("no pin {pin}"))?;
     let mut tables = Vec::new();
     for (_, timing) in sub_groups(pin_body, "timing") {
         if attribute(timing, "related_pin").as_deref() != Some(related) {
             continue;
+        }
+        match attribute(timing, "timing_sense").as_deref() {
+            Some("positive_unate") if !same_edge => continue,
+            Some("negative_unate") if same_edge => continue,
+            _ => {}
         }
         for (_, t) in sub_groups(timing, table_name) {
             let index_1 = numbers(t, "index_1")?.concat();
@@ -315,5 +325,34 @@ library (l) {
         // u2: rise at slew 12, load 3: 9 + 0.2 × (13 − 9) = 9.8.
         assert!((arcs[1].table - 9.8).abs() < 1e-9, "{}", arcs[1].table);
         assert!(check_arcs(&rows, &LIB.replace("cell (INV)", "cell (BUF)")).is_err(), "a missing cell is an error");
+    }
+
+    /// An XOR pin with a positive- and a negative-unate group: the path's edges choose the group.
+    #[test]
+    fn edges_choose_between_the_unate_groups_of_an_xor_pin() {
+        let group = |sense: &str, v: &str| {
+            format!(
+                "timing () {{\n related_pin : \"B\";\n timing_sense : {sense};\n \
+                 cell_rise (t) {{\n index_1 (\"1, 2\");\n index_2 (\"1, 2\");\n values (\"{v}, {v}\", \"{v}, {v}\");\n }}\n}}\n"
+            )
+        };
+        let lib = format!(
+            "cell (XOR) {{\n pin (Y) {{ {} {} }}\n}}\n",
+            group("positive_unate", "10"),
+            group("negative_unate", "30")
+        );
+        let row = |rise: bool, pin: &str, cap: Option<f64>| PathRow {
+            cap,
+            slew: 1.0,
+            delay: 10.0,
+            rise,
+            instance: "x".into(),
+            pin: pin.into(),
+            cell: "XOR".into(),
+        };
+        let same = check_arcs(&[row(true, "B", None), row(true, "Y", Some(1.0))], &lib).unwrap();
+        assert_eq!(same[0].table, 10.0, "rise -> rise: positive-unate group");
+        let opposite = check_arcs(&[row(false, "B", None), row(true, "Y", Some(1.0))], &lib).unwrap();
+        assert_eq!(opposite[0].table, 30.0, "fall -> rise: negative-unate group");
     }
 }

@@ -44,6 +44,7 @@ fn small_module_on_nangate45_has_exact_flops_consistent_area_and_a_timed_path() 
     let lib = Liberty::open(&Path::new(LIBS).join("nangate45_typ.lib.gz"), &work.join("lib")).unwrap();
     assert_eq!(lib.time_unit_ps, 1000.0);
     assert!(lib.flops.iter().any(|f| f == "DFF_X1"), "DFF_X1 not found among {} flops", lib.flops.len());
+    assert_eq!(lib.buffer_cell.as_deref(), Some("BUF_X2"), "ABC's input-drive model for delay mappings");
     let flow = Flow { abc_delay_target_ps: None, flatten_all: false, share: true };
     let area = synthesize(&[rtl], "t", std::slice::from_ref(&lib), &flow, &work).unwrap().remove(0);
     assert_eq!(area.flops, 20, "16 accumulator + 4 counter flops: {area:?}");
@@ -82,6 +83,7 @@ fn small_module_on_asap7_is_timed_after_the_template_fix() {
     let lib = Liberty::open(&Path::new(LIBS).join("asap7sc7p5t_RVT_TT.lib.gz"), &work.join("lib")).unwrap();
     assert_eq!(lib.time_unit_ps, 1.0);
     assert_ne!(lib.sta_path, lib.path, "the shipped ASAP7 merge lacks delay_template_7x7");
+    assert_eq!(lib.buffer_cell.as_deref(), Some("BUFx2_ASAP7_75t_R"));
     let flow = Flow { abc_delay_target_ps: None, flatten_all: false, share: true };
     let area = synthesize(&[rtl], "t", std::slice::from_ref(&lib), &flow, &work).unwrap().remove(0);
     assert_eq!(area.flops, 20);
