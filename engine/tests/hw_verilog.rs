@@ -2,9 +2,8 @@
 //! WIDTH), and the corner vectors run through the Verilog in Verilator, compared with the golden
 //! encoder. rust-hdl can export wrong Verilog while its Rust simulation is right, so this checks
 //! the netlist itself. Needs yosys and verilator (≥ 5.0 for `--binary --timing`):
-//! `scripts/install-hdl-tools.sh`. (Icarus Verilog compiles the lane too, but ran for more than
-//! 7 CPU-minutes without finishing the 4,000 corner blocks; Verilator builds in about a minute and
-//! runs them in under a second.)
+//! `scripts/install-hdl-tools.sh`. (Icarus runs the lane too since every port between modules is
+//! written once per evaluation; `cocotb-free-tests` compares it with Verilator cycle for cycle.)
 
 use engine::golden::{BLOCK_BYTES, SymbolWidth, encode_block};
 use engine::hw::{LANE_MODULE, compressor_lane_verilog};
