@@ -185,7 +185,7 @@ pub fn generate(out: &Path) -> Result<Vec<TopManifest>> {
     for spec in TOPS {
         let verilog = (spec.verilog)();
         let modules = check_prefixed(&verilog, spec.name)?;
-        let glitches = multiply_written_ports(&verilog);
+        let glitches = multiply_written_ports(&verilog)?;
         ensure!(
             glitches.is_empty(),
             "{}: ports written more than once per combinational evaluation (Icarus would not settle; write a local, then the port once):\n{}",
@@ -214,7 +214,7 @@ pub fn generate(out: &Path) -> Result<Vec<TopManifest>> {
 /// Signals that cross a module boundary and are written more than once in the text of a
 /// combinational (`always @(*)`) block: the module's own output ports, and the input ports of
 /// child instances that have a combinational block themselves (flop modules, clocked only, are
-/// exempt). Returned as `module: signal written N times`.
+/// exempt). Returned as `module: signal written N times`; errors on malformed module nesting.
 ///
 /// Why: rust-hdl's default-then-override style (`x = 0; if c { x = 1 }`) makes such a signal
 /// glitch within one evaluation. Verilator schedules statically and does not care, but an
@@ -222,8 +222,8 @@ pub fn generate(out: &Path) -> Result<Vec<TopManifest>> {
 /// glitch on the ports between them, Icarus re-evaluates the two blocks forever at one time step
 /// (the lane stalled there until every such port was written once, from a local). The check is
 /// textual and so conservative: an `if`/`else` writing the port once per branch also counts twice.
-pub fn multiply_written_ports(verilog: &str) -> Vec<String> {
-    let modules: Vec<(String, &str)> = module_bodies(verilog);
+pub fn multiply_written_ports(verilog: &str) -> Result<Vec<String>> {
+    let modules = module_bodies(verilog)?;
     let comb: std::collections::HashSet<&str> =
         modules.iter().filter(|(_, body)| body.contains("always @(*)")).map(|(n, _)| n.as_str()).collect();
     let mut found = Vec::new();
@@ -259,50 +259,42 @@ pub fn multiply_written_ports(verilog: &str) -> Vec<String> {
             }
         }
     }
-    found
+    Ok(found)
 }
 
-/// `(module name, text from the module line to its endmodule)` for each module of `verilog`.
-fn module_bodies(verilog: &str) -> Vec<(String, &str)> {
+/// `(module name, text from the module line to its endmodule)` for each module of `verilog`;
+/// errors on a nested, unopened or unterminated module.
+fn module_bodies(verilog: &str) -> Result<Vec<(String, &str)>> {
     let mut out = Vec::new();
     let mut open: Option<(String, usize)> = None;
     let mut offset = 0;
     for line in verilog.split_inclusive('\n') {
         let t = line.trim_start();
         if let Some(rest) = t.strip_prefix("module ") {
+            ensure!(open.is_none(), "nested module");
             open = Some((rest.split(['(', ' ', ';']).next().unwrap_or("").to_string(), offset));
-        } else if t.starts_with("endmodule") && let Some((name, start)) = open.take() {
+        } else if t.starts_with("endmodule") {
+            let (name, start) = open.take().context("endmodule without module")?;
             out.push((name, &verilog[start..offset + line.len()]));
         }
         offset += line.len();
     }
-    out
+    ensure!(open.is_none(), "unterminated module");
+    Ok(out)
 }
 
 /// Writes each module of `verilog` to `<dir>/<module>.v` (the layout Verilator's DECLFILENAME
 /// rule wants) and returns the paths.
 pub fn split_modules(verilog: &str, dir: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
-    let mut files = Vec::new();
-    let mut current: Option<(String, String)> = None;
-    for line in verilog.lines() {
-        if let Some(rest) = line.trim_start().strip_prefix("module ") {
-            ensure!(current.is_none(), "nested module");
-            current = Some((rest.split(['(', ' ', ';']).next().unwrap_or("").to_string(), String::new()));
-        }
-        if let Some((_, text)) = current.as_mut() {
-            text.push_str(line);
-            text.push('\n');
-        }
-        if line.trim_start().starts_with("endmodule") {
-            let (name, text) = current.take().context("endmodule without module")?;
+    module_bodies(verilog)?
+        .into_iter()
+        .map(|(name, text)| {
             let path = dir.join(format!("{name}.v"));
             std::fs::write(&path, text)?;
-            files.push(path);
-        }
-    }
-    ensure!(current.is_none(), "unterminated module");
-    Ok(files)
+            Ok(path)
+        })
+        .collect()
 }
 
 /// Lints the top `top` of `dir` (its `<top>.v` and wrapper `<top>_ansi.v`, as [`generate`] wrote
