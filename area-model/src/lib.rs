@@ -140,11 +140,8 @@ pub fn flop_cells(text: &str) -> Vec<String> {
     let mut cell: Option<String> = None;
     for line in text.lines() {
         let t = line.trim_start();
-        if let Some(rest) = t.strip_prefix("cell") {
-            let rest = rest.trim_start();
-            if let Some(rest) = rest.strip_prefix('(') {
-                cell = Some(rest.split(')').next().unwrap_or("").trim().trim_matches('"').to_string());
-            }
+        if let Some(name) = cell_name(line) {
+            cell = Some(name.to_string());
         } else if (t.starts_with("ff (") || t.starts_with("ff(")) && cell.is_some() {
             let c = cell.take().unwrap();
             if !flops.contains(&c) {
@@ -155,12 +152,17 @@ pub fn flop_cells(text: &str) -> Vec<String> {
     flops
 }
 
+/// The cell name a Liberty line opens (`cell (NAME) {`, `cell("NAME")`), if it opens one.
+pub fn cell_name(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix("cell")?.trim_start().strip_prefix('(')?;
+    Some(rest.split(')').next().unwrap_or("").trim().trim_matches('"'))
+}
+
 /// The library's X2 buffer: the first cell whose name starts with `BUF` and continues `_X2` or
 /// `x2` followed by a non-digit (Nangate45 `BUF_X2`, ASAP7 `BUFx2_ASAP7_75t_R`).
 pub fn x2_buffer(text: &str) -> Option<String> {
     text.lines()
-        .filter_map(|l| l.trim_start().strip_prefix("cell (").or_else(|| l.trim_start().strip_prefix("cell(")))
-        .map(|r| r.split(')').next().unwrap_or("").trim().trim_matches('"'))
+        .filter_map(cell_name)
         .find(|c| {
             c.strip_prefix("BUF")
                 .and_then(|r| r.strip_prefix("_X2").or_else(|| r.strip_prefix("x2")))
@@ -352,6 +354,11 @@ fn generic_stamp(files: &[PathBuf], script: &str) -> Result<String> {
     Ok(stamp)
 }
 
+/// Whether the stamp file at `path` holds exactly `stamp` (a cached result is then reusable).
+fn up_to_date(path: &Path, stamp: &str) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|saved| saved == stamp)
+}
+
 /// Runs `yosys` on `script` (saved as `<work>/<name>.ys`, log `<work>/<name>.log`); returns the log.
 pub fn run_yosys(script: &str, work: &Path, name: &str) -> Result<String> {
     std::fs::create_dir_all(work)?;
@@ -491,7 +498,7 @@ pub fn synthesize(files: &[PathBuf], top: &str, libs: &[Liberty], flow: &Flow, w
     let stamp_path = work.join(format!("{top}.generic.stamp"));
     let generic = generic_script(files, top, &keep, flow, &il);
     let stamp = generic_stamp(files, &generic)?;
-    if std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) && il.exists() {
+    if up_to_date(&stamp_path, &stamp) && il.exists() {
         eprintln!("{top}: reusing the generic synthesis {} (inputs unchanged)", il.display());
     } else {
         let _ = std::fs::remove_file(&stamp_path);
@@ -505,8 +512,9 @@ pub fn synthesize(files: &[PathBuf], top: &str, libs: &[Liberty], flow: &Flow, w
     };
     let mut abc_inputs = String::new();
     if let Some(d) = flow.abc_delay_target_ps {
-        abc_inputs.push_str(&abc_delay_script(d));
-        write_atomically(&abc_delay_script_path(work, d), abc_delay_script(d).as_bytes())?;
+        let script = abc_delay_script(d);
+        write_atomically(&abc_delay_script_path(work, d), script.as_bytes())?;
+        abc_inputs.push_str(&script);
         for lib in libs {
             let constr = abc_constraints(lib)?;
             write_atomically(&abc_constraints_path(work, lib), constr.as_bytes())?;
@@ -521,7 +529,7 @@ pub fn synthesize(files: &[PathBuf], top: &str, libs: &[Liberty], flow: &Flow, w
     let log_path = work.join(format!("{run_name}.log"));
     let netlists_exist = libs.iter().all(|lib| netlist_path(work, top, &lib.name, flow).exists());
     let log = match std::fs::read_to_string(&log_path) {
-        Ok(log) if netlists_exist && std::fs::read_to_string(&map_stamp_path).ok().as_deref() == Some(map_stamp.as_str()) => {
+        Ok(log) if netlists_exist && up_to_date(&map_stamp_path, &map_stamp) => {
             eprintln!("{top}: reusing the mapping {} (inputs unchanged)", log_path.display());
             log
         }

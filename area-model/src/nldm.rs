@@ -11,8 +11,9 @@
 //! rising input gives a rising output only through its positive-unate group); if several do
 //! (conditional arcs), the largest is kept, as a setup check does. Pre-layout: no wire parasitics, so a net adds no delay.
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, ensure};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// One row of an OpenSTA data path with `-fields {slew cap input_pins}`.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +88,7 @@ pub struct ArcCheck {
 /// Re-derives every cell arc of `rows` from `liberty` (the text OpenSTA read). Errors if a cell,
 /// pin, timing group or table is missing.
 pub fn check_arcs(rows: &[PathRow], liberty: &str) -> Result<Vec<ArcCheck>> {
+    let cells = cell_bodies(liberty)?;
     let mut out = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let Some(load) = row.cap else { continue };
@@ -96,7 +98,7 @@ pub fn check_arcs(rows: &[PathRow], liberty: &str) -> Result<Vec<ArcCheck>> {
             continue;
         };
         let table_name = if row.rise { "cell_rise" } else { "cell_fall" };
-        let cell = cell_group(liberty, &row.cell)?;
+        let cell = *cells.get(row.cell.as_str()).with_context(|| format!("cell {} not in the library", row.cell))?;
         let candidates = arc_tables(cell, &row.pin, &input.pin, table_name, input.rise == row.rise)
             .with_context(|| format!("{} ({}): {}->{} {table_name}", row.instance, row.cell, input.pin, row.pin))?;
         let table = candidates.iter().map(|t| t.at(input.slew, load)).fold(f64::NEG_INFINITY, f64::max);
@@ -140,20 +142,21 @@ impl Table {
     }
 }
 
-/// The text of `cell (name) { … }` in a Liberty file (a `cell (name)` at the start of a line,
-/// not one inside a comment).
-fn cell_group<'a>(liberty: &'a str, name: &str) -> Result<&'a str> {
-    for pattern in [format!("cell ({name})"), format!("cell(\"{name}\")"), format!("cell (\"{name}\")"), format!("cell({name})")] {
-        for (at, _) in liberty.match_indices(&pattern) {
-            let line_start = liberty[..at].rfind('\n').map_or(0, |n| n + 1);
-            if liberty[line_start..at].trim().is_empty() {
-                let open = at + pattern.len() + liberty[at + pattern.len()..].find('{').context("cell without body")?;
-                let close = matching_brace(liberty, open).with_context(|| format!("cell {name}: unbalanced braces"))?;
-                return Ok(&liberty[open + 1..close]);
-            }
+/// The body (`{ … }` contents) of every cell of a Liberty text, by name, from one pass over it
+/// (the ASAP7 merge is 46 MB and a lane path has hundreds of arcs). A cell counts where a line
+/// opens it ([`crate::cell_name`]), not inside a comment.
+fn cell_bodies(liberty: &str) -> Result<HashMap<&str, &str>> {
+    let mut cells = HashMap::new();
+    let mut offset = 0;
+    for line in liberty.split_inclusive('\n') {
+        if let Some(name) = crate::cell_name(line) {
+            let open = offset + liberty[offset..].find('{').with_context(|| format!("cell {name} without body"))?;
+            let close = matching_brace(liberty, open).with_context(|| format!("cell {name}: unbalanced braces"))?;
+            cells.insert(name, &liberty[open + 1..close]);
         }
+        offset += line.len();
     }
-    bail!("cell {name} not in the library")
+    Ok(cells)
 }
 
 /// Index of the `}` that closes the `{` at `open`.
