@@ -14,6 +14,16 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Folder of the standard-cell libraries the project carries (gzip; licenses and provenance in
+/// its `PROVENANCE.md`), so that the flow and its tests need nothing outside the repository.
+pub const LIBERTY_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/liberty");
+
+/// File name of the ASAP7 RVT TT library (7 nm predictive; area in µm², time in ps) in [`LIBERTY_DIR`].
+pub const ASAP7_RVT_TT: &str = "asap7sc7p5t_RVT_TT.lib.gz";
+
+/// File name of the Nangate45 typical-corner library (45 nm; area in µm², time in ns) in [`LIBERTY_DIR`].
+pub const NANGATE45_TYP: &str = "nangate45_typ.lib.gz";
+
 /// A Liberty library, decompressed if it was gzip-compressed.
 #[derive(Clone, Debug)]
 pub struct Liberty {

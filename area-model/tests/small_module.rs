@@ -2,10 +2,8 @@
 //! the per-module table adds up to the total, the flop count is exact, and OpenSTA finds its
 //! register-to-register path. Needs yosys and sta (`scripts/install-area-tools.sh`).
 
-use area_model::{Flow, Liberty, block_modules, synthesize};
+use area_model::{ASAP7_RVT_TT, Flow, LIBERTY_DIR, Liberty, NANGATE45_TYP, block_modules, synthesize};
 use std::path::{Path, PathBuf};
-
-const LIBS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/liberty");
 
 /// A 16-bit accumulator in rust-hdl's naming: top `t`, block `t$acc` with its flop module
 /// `t$acc$q`, and a 4-bit output register in the top.
@@ -41,7 +39,7 @@ fn small_module_on_nangate45_has_exact_flops_consistent_area_and_a_timed_path() 
     std::fs::create_dir_all(&work).unwrap();
     let rtl = work.join("t.v");
     std::fs::write(&rtl, SMALL).unwrap();
-    let lib = Liberty::open(&Path::new(LIBS).join("nangate45_typ.lib.gz"), &work.join("lib")).unwrap();
+    let lib = Liberty::open(&Path::new(LIBERTY_DIR).join(NANGATE45_TYP), &work.join("lib")).unwrap();
     assert_eq!(lib.time_unit_ps, 1000.0);
     assert!(lib.flops.iter().any(|f| f == "DFF_X1"), "DFF_X1 not found among {} flops", lib.flops.len());
     assert_eq!(lib.buffer_cell.as_deref(), Some("BUF_X2"), "ABC's input-drive model for delay mappings");
@@ -80,7 +78,7 @@ fn small_module_on_asap7_is_timed_after_the_template_fix() {
     std::fs::create_dir_all(&work).unwrap();
     let rtl = work.join("t.v");
     std::fs::write(&rtl, SMALL).unwrap();
-    let lib = Liberty::open(&Path::new(LIBS).join("asap7sc7p5t_RVT_TT.lib.gz"), &work.join("lib")).unwrap();
+    let lib = Liberty::open(&Path::new(LIBERTY_DIR).join(ASAP7_RVT_TT), &work.join("lib")).unwrap();
     assert_eq!(lib.time_unit_ps, 1.0);
     assert_ne!(lib.sta_path, lib.path, "the shipped ASAP7 merge lacks delay_template_7x7");
     assert_eq!(lib.buffer_cell.as_deref(), Some("BUFx2_ASAP7_75t_R"));
@@ -106,7 +104,7 @@ fn generic_synthesis_is_reused_until_the_verilog_changes() {
     std::fs::create_dir_all(&work).unwrap();
     let rtl = work.join("t.v");
     std::fs::write(&rtl, SMALL).unwrap();
-    let lib = Liberty::open(&Path::new(LIBS).join("nangate45_typ.lib.gz"), &work.join("lib")).unwrap();
+    let lib = Liberty::open(&Path::new(LIBERTY_DIR).join(NANGATE45_TYP), &work.join("lib")).unwrap();
     let flow = Flow { abc_delay_target_ps: None, flatten_all: false, share: true };
     let il = work.join("t.generic.il");
     let first = synthesize(std::slice::from_ref(&rtl), "t", std::slice::from_ref(&lib), &flow, &work).unwrap().remove(0);
