@@ -131,6 +131,9 @@ pub struct PolicyOutcome {
     /// The portfolio member that ran (BW, the compressed planner policies and
     /// BW's plan with compressed transfers); `None` for RECOMP, SWAP and DTE.
     pub member: Option<Member>,
+    /// Overflow re-plans of the portfolio's members under the predictions
+    /// ([`crate::plan::PortfolioOutcome::member_replans`]); 0 without a portfolio.
+    pub member_replans: usize,
 }
 
 impl PolicyOutcome {
@@ -151,6 +154,7 @@ impl PolicyOutcome {
 /// `compression` is ignored by the uncompressed policies.
 pub fn run_policy(policy: Policy, w: &Workload, compression: &Compression, budget_bytes: u64) -> Result<PolicyOutcome, PlanError> {
     let raw = raw_wire_bytes(w);
+    let mut member_replans = 0;
     let (planned, member) = match policy {
         Policy::Recomp => {
             (plan_and_simulate(w, &raw, budget_bytes, |target| Member::RecomputeOnly.build(w, &raw, target))?, None)
@@ -166,15 +170,19 @@ pub fn run_policy(policy: Policy, w: &Workload, compression: &Compression, budge
         }
         Policy::Bw => {
             let out = portfolio(w, &raw, &raw, budget_bytes, &Member::uncompressed())?;
+            member_replans = out.member_replans;
             (out.actual, Some(out.chosen))
         }
         Policy::CompressionAware => {
             let c = compression;
             let out = portfolio(w, &c.predicted_wire_bytes, &c.actual_wire_bytes, budget_bytes, &Member::all())?;
+            member_replans = out.member_replans;
             (out.actual, Some(out.chosen))
         }
         Policy::CompressionUnaware => {
-            let chosen = portfolio(w, &raw, &raw, budget_bytes, &Member::uncompressed())?.chosen;
+            let out = portfolio(w, &raw, &raw, budget_bytes, &Member::uncompressed())?;
+            let chosen = out.chosen;
+            member_replans = out.member_replans;
             let actual = &compression.actual_wire_bytes;
             (plan_and_simulate(w, actual, budget_bytes, |target| chosen.build(w, &raw, target))?, Some(chosen))
         }
@@ -186,6 +194,7 @@ pub fn run_policy(policy: Policy, w: &Workload, compression: &Compression, budge
         report: planned.report,
         replans: planned.replans,
         member,
+        member_replans,
     })
 }
 

@@ -105,6 +105,9 @@ pub struct PortfolioOutcome {
     pub actual: Planned,
     /// Every member's predicted iteration time in ns, or why it failed.
     pub members: Vec<(Member, Result<f64, PlanError>)>,
+    /// Overflow re-plans the members needed under the predictions, all members together
+    /// (a member that still overflowed after the last re-plan counts all of them).
+    pub member_replans: usize,
 }
 
 /// Simulates every member of `members` with `predicted_wire` for
@@ -120,15 +123,20 @@ pub fn portfolio(
     let mut best: Option<(Member, SimReport)> = None;
     let mut results = Vec::with_capacity(members.len());
     let mut first_error = None;
+    let mut member_replans = 0;
     for &member in members {
         match plan_and_simulate(w, predicted_wire, budget_bytes, |target| member.build(w, predicted_wire, target)) {
             Ok(planned) => {
+                member_replans += planned.replans;
                 results.push((member, Ok(planned.report.iteration_ns)));
                 if best.as_ref().is_none_or(|(_, r)| planned.report.iteration_ns < r.iteration_ns) {
                     best = Some((member, planned.report));
                 }
             }
             Err(e) => {
+                if let PlanError::Sim { replans, .. } = e {
+                    member_replans += replans;
+                }
                 first_error.get_or_insert_with(|| e.clone());
                 results.push((member, Err(e)));
             }
@@ -138,5 +146,5 @@ pub fn portfolio(
         return Err(first_error.expect("an empty portfolio has no plan"));
     };
     let actual = plan_and_simulate(w, actual_wire, budget_bytes, |target| chosen.build(w, predicted_wire, target))?;
-    Ok(PortfolioOutcome { chosen, predicted, actual, members: results })
+    Ok(PortfolioOutcome { chosen, predicted, actual, members: results, member_replans })
 }
