@@ -200,6 +200,32 @@ fn replay_fetches_a_swapped_input_holds_it_and_frees_it() {
 }
 
 #[test]
+fn dropout_replays_from_its_saved_rng_state() {
+    // chain_trace with op1 a dropout (rng: true, so replayable: false in the trace).
+    let mut t = TraceBuilder::new("dropout");
+    let x = t.tensor(1_000, TensorKind::Input);
+    let a = t.op("conv", Phase::Forward).flops(1_000).reads(&[x]).output(10_000).finish()[0];
+    let b = t.op("native_dropout", Phase::Forward).rng().flops(2_000).reads(&[a]).output(10_000).finish()[0];
+    let c = t.op("conv", Phase::Forward).flops(3_000).reads(&[b]).output(10_000).finish()[0];
+    let g = t.op("conv_bwd", Phase::Backward).flops(4_000).reads(&[c]).output(1_000).finish()[0];
+    let g2 = t.op("dropout_bwd", Phase::Backward).flops(5_000).reads(&[b, g]).output(1_000).finish()[0];
+    t.op("conv_bwd", Phase::Backward).flops(6_000).reads(&[a, x, g2]).output(1_000).finish();
+    let trace = t.build().unwrap();
+    assert!(trace.ops[1].rng && !trace.ops[1].replayable);
+    let w = Workload::new(&trace, &round_platform());
+    // The planner replays it from the RNG state saved when it ran (docs/DUMP-FORMAT.md §1).
+    assert!(w.ops[1].replayable);
+    let mut plan = Plan::keep_all(&w, "drop the dropout output");
+    plan.decisions[b as usize] = Decision::Drop;
+    let (r, log) = simulate_logged(&w, &plan, &vec![0; w.tensors.len()], 40_000).unwrap();
+    // op0 0..1, op1 1..3, op2 3..6 µs (b freed after it), op3 6..10; op4 needs b:
+    // replay op1 10..12 (a is resident), op4 12..17, op5 17..23 µs.
+    assert!(log.contains(&Event::Replay { op: 1, tensor: b as usize, start_ns: 10_000.0, end_ns: 12_000.0 }));
+    assert_ns(r.iteration_ns, 23_000.0);
+    assert_ns(r.recompute_ns, 2_000.0);
+}
+
+#[test]
 fn budget_below_one_op_is_a_typed_error_with_the_minimum() {
     let SwapTrace { w, a } = swap_trace();
     // op1 and op2 each need 20 + 20 kB resident; op1 is the first.

@@ -139,7 +139,7 @@ fn every_present_model_gets_every_policy_platform_and_budget() {
     }
 
     // The §V-C/D counts are those of the runs of the paper's five models.
-    let paper_runs = |row: &str| runs.iter().filter(move |r| r["row"] == row && paper_models.contains(&r["model"].as_str().unwrap()));
+    let paper_runs = |row: &'static str| runs.iter().filter(move |r| r["row"] == row && paper_models.contains(&r["model"].as_str().unwrap()));
     let sec = &report["secondary"];
     let dte: Vec<&Value> = paper_runs("Dte").filter(|r| r["error"].is_null()).collect();
     assert_eq!(sec["dte_swaps_nothing"]["of"].as_u64(), Some(dte.len() as u64));

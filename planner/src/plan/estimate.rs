@@ -418,6 +418,62 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    /// Replay memory is reserved before prefetches are placed (issue #13, item 4).
+    /// Trace (kB; every op 1 GFLOP, about 110 µs on platform A):
+    ///
+    /// ```text
+    /// op0 fwd: x -> z (8)      op4 bwd: c -> g1 (1)
+    /// op1 fwd: x -> a (8)      op5 bwd: b, g1 -> g2 (1)
+    /// op2 fwd: a -> b (8)      op6 bwd: a, g2 -> g3 (1)
+    /// op3 fwd: b -> c (1)      op7 bwd: z, x, g3 -> g4 (1)
+    /// ```
+    /// x is a 1 kB input, resident throughout (op7 reads it). Plan: swap z, drop a and b.
+    /// Memory per op with z, a, b resident: 9, 17, 25, 26, 27, 27, 19, 11.
+    #[test]
+    fn prefetches_leave_room_for_replays() {
+        use crate::sim::{SimError, simulate};
+        use crate::trace::{Phase, TensorKind, TraceBuilder};
+        let mut b = TraceBuilder::new("reserve");
+        let op = |b: &mut TraceBuilder, phase, reads: &[u64], out: u64| b.op("op", phase).flops(1_000_000_000).reads(reads).output(out).finish()[0];
+        let x = b.tensor(1_000, TensorKind::Input);
+        let z = op(&mut b, Phase::Forward, &[x], 8_000);
+        let a = op(&mut b, Phase::Forward, &[x], 8_000);
+        let bb = op(&mut b, Phase::Forward, &[a], 8_000);
+        let c = op(&mut b, Phase::Forward, &[bb], 1_000);
+        let g1 = op(&mut b, Phase::Backward, &[c], 1_000);
+        let g2 = op(&mut b, Phase::Backward, &[bb, g1], 1_000);
+        let g3 = op(&mut b, Phase::Backward, &[a, g2], 1_000);
+        op(&mut b, Phase::Backward, &[z, x, g3], 1_000);
+        let w = Workload::new(&b.build().unwrap(), &Platform::a());
+        let (z, a, bb) = (z as usize, a as usize, bb as usize);
+        assert_eq!(w.base_profile_bytes, vec![9_000, 17_000, 25_000, 26_000, 27_000, 27_000, 19_000, 11_000]);
+        let raw: Vec<u64> = w.tensors.iter().map(|t| t.bytes).collect();
+        let mut est = Estimate::new(&w, &raw, "reserve", false);
+        est.set_swap(z);
+        let _ = est.set(a, Decision::Drop);
+        let _ = est.set(bb, Decision::Drop);
+        est.schedule_swap_outs();
+        // z's D2H: 5 µs + 8,000 B / 12 B/ns, done during op1: absent from op2. a is
+        // absent in ops 3..5, b in op4: 9, 17, 17, 10, 3, 11, 11, 11.
+        let mut profile = est.profile();
+        assert_eq!(profile, vec![9_000, 17_000, 17_000, 10_000, 3_000, 11_000, 11_000, 11_000]);
+        // b's replay at op5 recomputes a (8 kB held); a's at op6 reads x only.
+        assert_eq!(est.replay_cost(bb).map(|(_, bytes)| bytes), Some(8_000));
+        assert_eq!(est.replay_cost(a).map(|(_, bytes)| bytes), Some(0));
+        // Target 20 kB. Without the reservation z would come back at op3 (ops 3..6
+        // at 18, 11, 19, 19 kB); with 8 kB reserved at op5 (11 + 8 + 8 = 27 > 20) it
+        // comes back at op6 (11 + 8 = 19).
+        est.schedule_prefetches(&mut profile, 20_000);
+        assert_eq!(est.plan.decisions[z], Decision::Swap { swap_out_after: 0, prefetch_at: 6 });
+        // The simulator agrees: prefetched at op3, z takes the bytes b's replay
+        // needs at op5 (x + z + g1 + a = 18 kB, then b does not fit) and no
+        // swap-out is pending: an overflow; prefetched at op6, the plan runs.
+        assert!(simulate(&w, &est.plan, &raw, 20_000).is_ok());
+        let mut early = est.plan.clone();
+        early.decisions[z] = Decision::Swap { swap_out_after: 0, prefetch_at: 3 };
+        assert!(matches!(simulate(&w, &early, &raw, 20_000), Err(SimError::Overflow { op: 5, .. })));
+    }
+
     /// The schedule that stops early after a single insertion or removal
     /// against one built from scratch, after every change.
     #[test]
