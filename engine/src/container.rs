@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 
 /// Magic bytes at offset 0.
 pub const MAGIC: &[u8; 8] = b"PLANEZIP";
-/// Container version this code writes and reads.
-pub const VERSION: u32 = 1;
+/// Container version this code writes: 2 adds a CRC-32 of each tensor's raw bytes to the index.
+pub const VERSION: u32 = 2;
+/// The first container version (no checksums), still read.
+pub const VERSION_1: u32 = 1;
 /// Bytes before the index: magic, version, index length.
 const PREAMBLE_BYTES: usize = 8 + 4 + 8;
 
@@ -29,6 +31,10 @@ pub struct TensorEntry {
     pub raw_bytes: usize,
     /// Bytes of its chunk stream.
     pub stream_bytes: usize,
+    /// CRC-32 (IEEE 802.3, the polynomial of zlib and PNG) of the tensor's raw bytes, checked after
+    /// decoding: the chunk stream has no checksum of its own. Required in version 2, absent in 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_crc32: Option<u32>,
 }
 
 /// The container index (JSON).
@@ -53,7 +59,7 @@ pub enum ContainerError {
     #[error("not a PlaneZip container (magic bytes missing)")]
     BadMagic,
     /// A container version this code does not read.
-    #[error("container version {0} is not supported (this build reads version {VERSION})")]
+    #[error("container version {0} is not supported (this build reads versions {VERSION_1} and {VERSION})")]
     UnsupportedVersion(u32),
     /// The file ends before the part named.
     #[error("truncated container: the {part} needs {needed_bytes} bytes at offset {offset}, {available_bytes} are left")]
@@ -110,6 +116,17 @@ pub enum ContainerError {
         /// The value read.
         symbol_bits: u32,
     },
+    /// A tensor decoded without error but its bytes do not have the CRC-32 the index gives: the
+    /// stream was corrupted in a way its structure does not show (FORMAT.md §12).
+    #[error("tensor {tensor:?}: decoded bytes have CRC-32 {actual:#010x}, the index says {expected:#010x} (corrupted stream)")]
+    ChecksumMismatch {
+        /// The tensor.
+        tensor: String,
+        /// CRC-32 in the index.
+        expected: u32,
+        /// CRC-32 of the decoded bytes.
+        actual: u32,
+    },
     /// Bytes after the last tensor stream.
     #[error("{extra} trailing bytes after the last tensor stream")]
     TrailingBytes {
@@ -142,8 +159,10 @@ pub fn compress(file: &[u8], symbol_bits: Option<SymbolWidth>) -> Result<Vec<u8>
         let dtype = format!("{:?}", info.dtype);
         let width = symbol_bits.unwrap_or(SymbolWidth::for_dtype(&dtype));
         let (a, b) = info.data_offsets;
-        let stream = encode_stream(&file[data_start + a..data_start + b], width);
-        index.tensors.push(TensorEntry { name, dtype, shape: info.shape.clone(), symbol_bits: width.bits(), raw_bytes: b - a, stream_bytes: stream.len() });
+        let raw = &file[data_start + a..data_start + b];
+        let stream = encode_stream(raw, width);
+        let raw_crc32 = Some(crc32fast::hash(raw));
+        index.tensors.push(TensorEntry { name, dtype, shape: info.shape.clone(), symbol_bits: width.bits(), raw_bytes: b - a, stream_bytes: stream.len(), raw_crc32 });
         streams.push(stream);
     }
     let index_json = serde_json::to_vec(&index).expect("index serializes");
@@ -176,12 +195,17 @@ pub fn read_index(container: &[u8]) -> Result<(Index, usize), ContainerError> {
         return Err(ContainerError::BadMagic);
     }
     let version = u32::from_le_bytes(pre[8..12].try_into().expect("4 bytes"));
-    if version != VERSION {
+    if version != VERSION && version != VERSION_1 {
         return Err(ContainerError::UnsupportedVersion(version));
     }
     let index_len = u64::from_le_bytes(pre[12..20].try_into().expect("8 bytes"));
     let json = part(container, PREAMBLE_BYTES, index_len, "index")?;
     let index: Index = serde_json::from_slice(json).map_err(|e| ContainerError::BadIndex(e.to_string()))?;
+    // Version 2 entries carry a checksum, version 1 entries cannot.
+    if let Some(t) = index.tensors.iter().find(|t| t.raw_crc32.is_some() != (version == VERSION)) {
+        let problem = if version == VERSION { "lacks raw_crc32 (required in version 2)" } else { "has raw_crc32 (unknown in version 1)" };
+        return Err(ContainerError::BadIndex(format!("tensor {:?} {problem}", t.name)));
+    }
     Ok((index, PREAMBLE_BYTES + json.len()))
 }
 
@@ -292,9 +316,10 @@ fn check_index(index: &Index, header: &[(String, HeaderTensor)]) -> Result<(), C
     Ok(())
 }
 
-/// Decompresses a container into the original safetensors file, byte for byte. Every size the
-/// file claims is checked against the file's length and the stored header before it is used, and
-/// the output grows with the bytes actually decoded.
+/// Decompresses a container (version 1 or 2) into the original safetensors file, byte for byte.
+/// Every size the file claims is checked against the file's length and the stored header before it
+/// is used, the output grows with the bytes actually decoded, and (version 2) each tensor's
+/// CRC-32 is checked.
 pub fn decompress(container: &[u8]) -> Result<Vec<u8>, ContainerError> {
     let (index, header_start) = read_index(container)?;
     let header = part(container, header_start, index.source_header_bytes as u64, "safetensors header")?;
@@ -316,6 +341,12 @@ pub fn decompress(container: &[u8]) -> Result<Vec<u8>, ContainerError> {
         let width = SymbolWidth::from_bits(entry.symbol_bits).expect("checked by check_index");
         let stream = &container[offset..offset + entry.stream_bytes];
         let bytes = decode_stream(stream, entry.raw_bytes, width).map_err(|source| ContainerError::Stream { tensor: entry.name.clone(), source })?;
+        if let Some(expected) = entry.raw_crc32 {
+            let actual = crc32fast::hash(&bytes);
+            if actual != expected {
+                return Err(ContainerError::ChecksumMismatch { tensor: entry.name.clone(), expected, actual });
+            }
+        }
         out.extend_from_slice(&bytes);
         offset += entry.stream_bytes;
     }

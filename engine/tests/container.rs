@@ -1,7 +1,7 @@
 //! The container reader (FORMAT.md §12): one test per rule a reader must check, and crafted
 //! containers whose claimed sizes are absurd (they must fail fast, without allocating them).
 
-use engine::container::{ContainerError, Index, compress, decompress, read_index};
+use engine::container::{ContainerError, Index, VERSION, VERSION_1, compress, decompress, read_index};
 use engine::golden::{DecodeError, SymbolWidth, decode_stream, encode_stream};
 use safetensors::Dtype;
 use safetensors::tensor::TensorView;
@@ -33,9 +33,13 @@ fn split(container: &[u8]) -> Parts {
 }
 
 fn assemble(p: &Parts) -> Vec<u8> {
+    assemble_version(p, VERSION)
+}
+
+fn assemble_version(p: &Parts, version: u32) -> Vec<u8> {
     let json = serde_json::to_vec(&p.index).unwrap();
     let mut out = b"PLANEZIP".to_vec();
-    out.extend_from_slice(&1u32.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&(json.len() as u64).to_le_bytes());
     out.extend_from_slice(&json);
     out.extend_from_slice(&p.header);
@@ -77,9 +81,63 @@ fn the_preamble_is_checked() {
     let mut bad = c.clone();
     bad[0] = b'Q';
     assert!(matches!(decompress(&bad), Err(ContainerError::BadMagic)));
-    let mut v2 = c.clone();
-    v2[8] = 2;
-    assert!(matches!(decompress(&v2), Err(ContainerError::UnsupportedVersion(2))));
+    for v in [0u32, 3, 0x0100_0002] {
+        let mut other = c.clone();
+        other[8..12].copy_from_slice(&v.to_le_bytes());
+        assert!(matches!(decompress(&other), Err(ContainerError::UnsupportedVersion(x)) if x == v));
+    }
+}
+
+#[test]
+fn version_1_containers_are_still_read_and_version_2_requires_checksums() {
+    let file = sample_file();
+    let mut p = good();
+    assert!(p.index.tensors.iter().all(|t| t.raw_crc32.is_some()));
+    // Version 1: the same index without checksums.
+    let with_crc = p.index.clone();
+    p.index.tensors.iter_mut().for_each(|t| t.raw_crc32 = None);
+    assert_eq!(decompress(&assemble_version(&p, VERSION_1)).unwrap(), file);
+    // A version-2 index without a checksum, and a version-1 index with one, are malformed.
+    assert!(matches!(decompress(&assemble_version(&p, VERSION)), Err(ContainerError::BadIndex(m)) if m.contains("lacks raw_crc32")));
+    p.index = with_crc;
+    assert!(matches!(decompress(&assemble_version(&p, VERSION_1)), Err(ContainerError::BadIndex(m)) if m.contains("unknown in version 1")));
+}
+
+#[test]
+fn a_wrong_checksum_is_reported_with_both_values() {
+    let mut p = good();
+    let crc = p.index.tensors[2].raw_crc32.unwrap();
+    p.index.tensors[2].raw_crc32 = Some(crc ^ 1);
+    match decompress(&assemble(&p)) {
+        Err(ContainerError::ChecksumMismatch { tensor, expected, actual }) => {
+            assert_eq!((tensor.as_str(), expected, actual), ("ramp", crc ^ 1, crc));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// With the checksum, no single flipped bit anywhere in the tensor streams gives a wrong file back
+/// as good: each flip is a stream error, a checksum mismatch where the stream still parses, or
+/// (rarely) another encoding of the same bytes — e.g. `00001` (DBP zero) turned into `00000` (all
+/// ones) on a plane that is all ones either way — which decodes to the original file.
+#[test]
+fn every_single_bit_flip_in_the_streams_is_caught() {
+    let file = sample_file();
+    let p = good();
+    let (mut structural, mut by_checksum, mut same) = (0, 0, 0);
+    for bit in 0..p.streams.len() * 8 {
+        let mut q = Parts { index: p.index.clone(), header: p.header.clone(), streams: p.streams.clone() };
+        q.streams[bit / 8] ^= 0x80 >> (bit % 8);
+        match decompress(&assemble(&q)) {
+            Err(ContainerError::Stream { .. }) => structural += 1,
+            Err(ContainerError::ChecksumMismatch { .. }) => by_checksum += 1,
+            Ok(back) if back == file => same += 1,
+            other => panic!("bit {bit}: {:?}", other.map(|_| "a different file")),
+        }
+    }
+    assert!(same * 100 < p.streams.len() * 8, "{same} flips decode to the same file");
+    // Both kinds occur: the structural checks alone would miss the second.
+    assert!(structural > 0 && by_checksum > 0, "{structural} structural, {by_checksum} by checksum");
 }
 
 #[test]
