@@ -296,3 +296,27 @@ fn npy_headers_and_shapes_are_checked_before_use() {
     f.extend_from_slice(&[0; 16]);
     fails_with(&["ratios", &write("short.npy", &f)], &["short.npy", "data is 16 bytes but shape [5] of F32 needs 20"]);
 }
+
+/// Fuzzer finding (`fuzz/`, target `tensor_files`, 2026-12-01), kept byte for byte: a 333-byte
+/// `.npy` whose header opens ~90 nested brackets made the header parser (npyz, pest grammar) run past libFuzzer's 10-s timeout.
+/// It must now be refused at once.
+#[test]
+fn fuzz_regression_deeply_nested_npy_header_is_refused_fast() {
+    const HEX: [&str; 7] = [
+        "934e554d5059010074005b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b",
+        "5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b7b",
+        "272323232323232323232323232323233838383838383838383838383838383838383838383838383838383838383838",
+        "382800383838383838383838384e6f6e6538383838383838383838383838603838383838380000000a00383838383838",
+        "3838387368232323232323232323232323234d232323232323232323232323231e1e1e1e1e1e1e1e1e1e1e1e23232323",
+        "232323232323232323232323232323232323232323232323ffffffffffffffffffffffffffffffffffff6c73ffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff0000934e554d00",
+    ];
+    let bytes: Vec<u8> = HEX.concat().as_bytes().chunks(2).map(|h| u8::from_str_radix(std::str::from_utf8(h).unwrap(), 16).unwrap()).collect();
+    assert_eq!(bytes.len(), 333);
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("nested.npy");
+    std::fs::write(&path, &bytes).unwrap();
+    let start = std::time::Instant::now();
+    fails_with(&["ratios", path.to_str().unwrap()], &["nested.npy", "nests brackets deeper than 8 levels"]);
+    assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
+}
