@@ -4,7 +4,8 @@
 //!
 //! Run: `cargo run --release -p engine --example codec_cpu_throughput` (figures in BENCHMARKS.md).
 //! Inputs: 4 MiB of synthetic activation-like blocks per width, and the real activations of
-//! `../shared/data/activations-sample.safetensors` (f32, w = 32; bf16 RNE, w = 16) when present.
+//! the f32 tensors of the committed sample `data/efficientnet_b0/iter0.safetensors` (f32, w = 32;
+//! bf16 RNE, w = 16).
 
 use cpu_time::ThreadTime;
 use engine::golden::{BLOCK_BYTES, SymbolWidth, block_sizes, decode_stream, encode_stream};
@@ -32,14 +33,15 @@ fn main() {
             (format!("synthetic-w{}", w.bits()), w, (0..(4 << 20) / BLOCK_BYTES).flat_map(|_| activation_block(&mut rng, w)).collect())
         })
         .collect();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/activations-sample.safetensors");
-    if let Ok(file) = std::fs::read(&path) {
-        let st = safetensors::SafeTensors::deserialize(&file).expect("valid sample");
-        let f32s: Vec<u8> = st.tensors().into_iter().flat_map(|(_, v)| v.data().to_vec()).collect();
-        let bf16s = f32s.chunks_exact(4).flat_map(|c| half::bf16::from_f32(f32::from_le_bytes([c[0], c[1], c[2], c[3]])).to_bits().to_le_bytes()).collect();
-        inputs.push(("real-f32-w32".into(), SymbolWidth::W32, f32s));
-        inputs.push(("real-bf16-w16".into(), SymbolWidth::W16, bf16s));
-    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/efficientnet_b0/iter0.safetensors");
+    let file = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let st = safetensors::SafeTensors::deserialize(&file).expect("valid sample");
+    let mut tensors = st.tensors();
+    tensors.sort_by(|a, b| a.0.cmp(&b.0));
+    let f32s: Vec<u8> = tensors.into_iter().filter(|(_, v)| v.dtype() == safetensors::Dtype::F32).flat_map(|(_, v)| v.data().to_vec()).collect();
+    let bf16s = f32s.chunks_exact(4).flat_map(|c| half::bf16::from_f32(f32::from_le_bytes([c[0], c[1], c[2], c[3]])).to_bits().to_le_bytes()).collect();
+    inputs.push(("real-f32-w32".into(), SymbolWidth::W32, f32s));
+    inputs.push(("real-bf16-w16".into(), SymbolWidth::W16, bf16s));
     println!("{:<16} {:>12} {:>18} {:>14} {:>14}", "input", "MiB", "size model GB/s", "encode GB/s", "decode GB/s");
     for (name, w, data) in &inputs {
         let stream = encode_stream(data, *w);

@@ -19,7 +19,8 @@ pub enum Precision {
     Bf16Mixed,
 }
 
-/// One modelled platform. Bandwidths are per direction, in GB/s (10^9 B/s).
+/// One modelled platform. Bandwidths are per direction, in GB/s (10^9 bytes per second; the
+/// fields are named `_gb_per_s` so a file's reader does not take them for gigabits).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Platform {
@@ -32,13 +33,16 @@ pub struct Platform {
     /// Achievable fraction of `peak_tflops`, in (0, 1].
     pub math_efficiency: f64,
     /// Peak device-memory bandwidth in GB/s.
-    pub memory_gbps: f64,
-    /// Achievable fraction of `memory_gbps`, in (0, 1].
+    #[serde(alias = "memory_gbps")]
+    pub memory_gb_per_s: f64,
+    /// Achievable fraction of `memory_gb_per_s`, in (0, 1].
     pub memory_efficiency: f64,
     /// Host-link (PCIe) bandwidth per direction in GB/s (γ of Eq. 1 and 2).
-    pub link_gbps: f64,
+    #[serde(alias = "link_gbps")]
+    pub link_gb_per_s: f64,
     /// Compression-engine throughput per direction in GB/s (B_CE of Eq. 2).
-    pub engine_gbps: f64,
+    #[serde(alias = "engine_gbps")]
+    pub engine_gb_per_s: f64,
     /// Kernel launch overhead per op in µs.
     #[serde(default = "default_launch_us")]
     pub launch_us: f64,
@@ -46,6 +50,11 @@ pub struct Platform {
     #[serde(default = "default_copy_setup_us")]
     pub copy_setup_us: f64,
 }
+
+/// Field names of earlier versions (`*_gbps`, which read as gigabits) and their replacements.
+/// [`Platform::load`] still accepts the old names, with a warning.
+pub const RENAMED_FIELDS: [(&str, &str); 3] =
+    [("memory_gbps", "memory_gb_per_s"), ("link_gbps", "link_gb_per_s"), ("engine_gbps", "engine_gb_per_s")];
 
 fn default_launch_us() -> f64 {
     4.0
@@ -75,8 +84,10 @@ pub enum PlatformError {
         message: String,
     },
     /// A parameter is out of range.
-    #[error("platform {name}: {field} = {value} is out of range ({rule})")]
+    #[error("{}platform {name}: {field} = {value} is out of range ({rule})", path.as_ref().map(|p| format!("{}: ", p.display())).unwrap_or_default())]
     Range {
+        /// The platform file, when the platform was loaded from one.
+        path: Option<PathBuf>,
         /// Platform name.
         name: String,
         /// The field.
@@ -100,10 +111,10 @@ impl Platform {
             precision: Precision::Fp32,
             peak_tflops: 13.4,
             math_efficiency: 0.70,
-            memory_gbps: 616.0,
+            memory_gb_per_s: 616.0,
             memory_efficiency: 0.80,
-            link_gbps: 12.0,
-            engine_gbps: 64.0,
+            link_gb_per_s: 12.0,
+            engine_gb_per_s: 64.0,
             launch_us: 4.0,
             copy_setup_us: 5.0,
         }
@@ -117,10 +128,10 @@ impl Platform {
             precision: Precision::Bf16Mixed,
             peak_tflops: 312.0,
             math_efficiency: 0.60,
-            memory_gbps: 1555.0,
+            memory_gb_per_s: 1555.0,
             memory_efficiency: 0.80,
-            link_gbps: 24.0,
-            engine_gbps: 64.0,
+            link_gb_per_s: 24.0,
+            engine_gb_per_s: 64.0,
             launch_us: 4.0,
             copy_setup_us: 5.0,
         }
@@ -136,35 +147,62 @@ impl Platform {
     }
 
     /// Loads a platform from a `.json` file, or TOML for any other extension,
-    /// and checks its ranges.
+    /// and checks its ranges. Old field names (`*_gbps`, [`RENAMED_FIELDS`]) are accepted with a
+    /// warning on stderr; [`Platform::load_with_warnings`] returns the warnings instead.
     pub fn load(path: impl AsRef<Path>) -> Result<Platform, PlatformError> {
+        let (platform, warnings) = Platform::load_with_warnings(path)?;
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+        Ok(platform)
+    }
+
+    /// [`Platform::load`], returning one warning per old field name the file uses.
+    pub fn load_with_warnings(path: impl AsRef<Path>) -> Result<(Platform, Vec<String>), PlatformError> {
         let path = path.as_ref();
         let text =
             std::fs::read_to_string(path).map_err(|source| PlatformError::Io { path: path.into(), source })?;
         let parse_err = |message: String| PlatformError::Parse { path: path.into(), message };
-        let platform: Platform = if path.extension().is_some_and(|e| e == "json") {
+        let json = path.extension().is_some_and(|e| e == "json");
+        // Parse to a generic table first, to see which names the file uses.
+        let value: serde_json::Value = if json {
             serde_json::from_str(&text).map_err(|e| parse_err(e.to_string()))?
         } else {
-            toml::from_str(&text).map_err(|e| parse_err(e.to_string()))?
+            let table: toml::Table = toml::from_str(&text).map_err(|e| parse_err(e.to_string()))?;
+            serde_json::to_value(table).map_err(|e| parse_err(e.to_string()))?
         };
-        platform.check()?;
-        Ok(platform)
+        let mut warnings = Vec::new();
+        if let Some(fields) = value.as_object() {
+            for (old, new) in RENAMED_FIELDS {
+                match (fields.contains_key(old), fields.contains_key(new)) {
+                    (true, true) => return Err(parse_err(format!("both `{old}` and `{new}` given (`{old}` is the old name of `{new}`)"))),
+                    (true, false) => warnings.push(format!("{}: `{old}` is deprecated, write `{new}` (the value is in GB/s, bytes not bits)", path.display())),
+                    _ => {}
+                }
+            }
+        }
+        let platform: Platform = serde_json::from_value(value).map_err(|e| parse_err(e.to_string()))?;
+        platform.check().map_err(|e| match e {
+            PlatformError::Range { name, field, value, rule, .. } => PlatformError::Range { name, field, value, rule, path: Some(path.into()) },
+            other => other,
+        })?;
+        Ok((platform, warnings))
     }
 
     /// Checks that throughputs are positive and efficiencies lie in (0, 1].
     pub fn check(&self) -> Result<(), PlatformError> {
         let range = |field, value: f64, rule, ok: bool| {
-            if ok { Ok(()) } else { Err(PlatformError::Range { name: self.name.clone(), field, value, rule }) }
+            if ok { Ok(()) } else { Err(PlatformError::Range { name: self.name.clone(), field, value, rule, path: None }) }
         };
         let positive = |field, v: f64| range(field, v, "> 0 and finite", v.is_finite() && v > 0.0);
         let fraction = |field, v: f64| range(field, v, "in (0, 1]", v > 0.0 && v <= 1.0);
         let non_negative = |field, v: f64| range(field, v, ">= 0 and finite", v.is_finite() && v >= 0.0);
         positive("peak_tflops", self.peak_tflops)?;
         fraction("math_efficiency", self.math_efficiency)?;
-        positive("memory_gbps", self.memory_gbps)?;
+        positive("memory_gb_per_s", self.memory_gb_per_s)?;
         fraction("memory_efficiency", self.memory_efficiency)?;
-        positive("link_gbps", self.link_gbps)?;
-        positive("engine_gbps", self.engine_gbps)?;
+        positive("link_gb_per_s", self.link_gb_per_s)?;
+        positive("engine_gb_per_s", self.engine_gb_per_s)?;
         non_negative("launch_us", self.launch_us)?;
         non_negative("copy_setup_us", self.copy_setup_us)
     }
@@ -176,17 +214,17 @@ impl Platform {
 
     /// Achievable device-memory bandwidth in bytes per ns.
     pub fn memory_bytes_per_ns(&self) -> f64 {
-        self.memory_gbps * self.memory_efficiency
+        self.memory_gb_per_s * self.memory_efficiency
     }
 
     /// Host-link bandwidth γ in bytes per ns.
     pub fn link_bytes_per_ns(&self) -> f64 {
-        self.link_gbps
+        self.link_gb_per_s
     }
 
     /// Engine throughput B_CE in bytes per ns.
     pub fn engine_bytes_per_ns(&self) -> f64 {
-        self.engine_gbps
+        self.engine_gb_per_s
     }
 
     /// Time of an op in ns: launch + max(flops / math, bytes / bandwidth).
@@ -258,31 +296,71 @@ mod tests {
         assert_eq!(Platform::a().scaled_bytes(4_000, Dtype::F32), 4_000);
     }
 
+    /// A fresh scratch folder for one test (removed at the next run of the same test).
+    fn scratch(test: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("planner-platform-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     #[test]
     fn platform_files_load_and_are_range_checked() {
-        let dir = std::env::temp_dir().join(format!("planner-platform-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("load");
         let toml_path = dir.join("c.toml");
         std::fs::write(
             &toml_path,
             "name = \"C\"\nprecision = \"bf16_mixed\"\npeak_tflops = 100.0\nmath_efficiency = 0.5\n\
-             memory_gbps = 1000.0\nmemory_efficiency = 0.8\nlink_gbps = 48.0\nengine_gbps = 96.0\n",
+             memory_gb_per_s = 1000.0\nmemory_efficiency = 0.8\nlink_gb_per_s = 48.0\nengine_gb_per_s = 96.0\n",
         )
         .unwrap();
-        let c = Platform::load(&toml_path).unwrap();
-        assert_eq!(c.link_gbps, 48.0);
+        let (c, warnings) = Platform::load_with_warnings(&toml_path).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(c.link_gb_per_s, 48.0);
+        assert_eq!(c.link_bytes_per_ns(), 48.0);
         assert_eq!(c.launch_us, 4.0);
         let json_path = dir.join("a.json");
         std::fs::write(&json_path, serde_json::to_string(&Platform::a()).unwrap()).unwrap();
         assert_eq!(Platform::load(&json_path).unwrap(), Platform::a());
         let bad = dir.join("bad.toml");
         std::fs::write(&bad, "name = \"X\"\nprecision = \"fp32\"\npeak_tflops = 1.0\nmath_efficiency = 1.5\n\
-             memory_gbps = 1.0\nmemory_efficiency = 0.8\nlink_gbps = 1.0\nengine_gbps = 1.0\n").unwrap();
+             memory_gb_per_s = 1.0\nmemory_efficiency = 0.8\nlink_gb_per_s = 1.0\nengine_gb_per_s = 1.0\n").unwrap();
         let err = Platform::load(&bad).unwrap_err();
         assert!(matches!(err, PlatformError::Range { field: "math_efficiency", .. }), "{err}");
+        assert!(err.to_string().contains("bad.toml") && err.to_string().contains("math_efficiency"), "{err}");
         let missing = dir.join("missing.toml");
         std::fs::write(&missing, "name = \"X\"\n").unwrap();
-        assert!(matches!(Platform::load(&missing).unwrap_err(), PlatformError::Parse { .. }));
+        let err = Platform::load(&missing).unwrap_err();
+        assert!(matches!(err, PlatformError::Parse { .. }) && err.to_string().contains("missing.toml") && err.to_string().contains("precision"), "{err}");
+        let garbage = dir.join("garbage.json");
+        std::fs::write(&garbage, "{\"name\": ").unwrap();
+        assert!(matches!(Platform::load(&garbage).unwrap_err(), PlatformError::Parse { .. }));
         assert!(matches!(Platform::by_name("Z").unwrap_err(), PlatformError::UnknownName(_)));
+    }
+
+    /// The fields' old names (`*_gbps`) still load, in TOML and JSON, with one warning each.
+    #[test]
+    fn old_gbps_field_names_load_with_a_warning() {
+        let dir = scratch("old-names");
+        let old_toml = dir.join("old.toml");
+        std::fs::write(&old_toml, "name = \"A\"\nprecision = \"fp32\"\npeak_tflops = 13.4\nmath_efficiency = 0.7\n\
+             memory_gbps = 616.0\nmemory_efficiency = 0.8\nlink_gbps = 12.0\nengine_gbps = 64.0\n").unwrap();
+        let (a, warnings) = Platform::load_with_warnings(&old_toml).unwrap();
+        assert_eq!(a, Platform::a());
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(warnings.iter().all(|w| w.contains("old.toml")));
+        assert!(warnings[1].contains("`link_gbps`") && warnings[1].contains("`link_gb_per_s`"), "{warnings:?}");
+        let old_json = dir.join("old.json");
+        let text = serde_json::to_string(&Platform::b()).unwrap().replace("link_gb_per_s", "link_gbps");
+        std::fs::write(&old_json, text).unwrap();
+        let (b, warnings) = Platform::load_with_warnings(&old_json).unwrap();
+        assert_eq!(b, Platform::b());
+        assert_eq!(warnings.len(), 1);
+        // Both names at once is an error, not a guess.
+        let both = dir.join("both.json");
+        let text = serde_json::to_string(&Platform::b()).unwrap().replace("\"link_gb_per_s\"", "\"link_gbps\":1.0,\"link_gb_per_s\"");
+        std::fs::write(&both, text).unwrap();
+        let err = Platform::load(&both).unwrap_err();
+        assert!(err.to_string().contains("both `link_gbps` and `link_gb_per_s`"), "{err}");
     }
 }

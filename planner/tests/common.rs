@@ -12,10 +12,10 @@ pub fn round_platform() -> Platform {
         precision: Precision::Fp32,
         peak_tflops: 0.001,
         math_efficiency: 1.0,
-        memory_gbps: 1.0e9,
+        memory_gb_per_s: 1.0e9,
         memory_efficiency: 1.0,
-        link_gbps: 1.0,
-        engine_gbps: 4.0,
+        link_gb_per_s: 1.0,
+        engine_gb_per_s: 4.0,
         launch_us: 0.0,
         copy_setup_us: 5.0,
     }

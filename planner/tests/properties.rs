@@ -52,7 +52,12 @@ fn check_log(w: &Workload, log: &[Event], budget: u64) -> Result<(), TestCaseErr
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+    // The committed seeds in `properties.proptest-regressions` (next to this file) replay first.
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::SourceParallel("proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn policies_respect_budget_residency_and_unlimited_bound(

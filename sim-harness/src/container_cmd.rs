@@ -68,6 +68,12 @@ fn check_output(input: &Path, output: &Path, force: bool) -> Result<()> {
 /// a half-written output.
 fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension("partial");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+    let result = std::fs::write(&tmp, bytes)
+        .with_context(|| format!("writing {}", tmp.display()))
+        .and_then(|()| std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display())));
+    if result.is_err() {
+        // Best effort: the write or rename already failed, and that error is the one reported.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

@@ -260,6 +260,9 @@ impl Dump {
         let sample_path = dir.join("sample.json");
         let sample = if sample_path.exists() {
             let s: SampleIndex = read_json(&sample_path)?;
+            if s.model != metadata.model {
+                return Err(invalid(&sample_path, format!("model {:?} but metadata.json and the traces are of {:?}", s.model, metadata.model)));
+            }
             check_sample(&sample_path, &s, &saved)?;
             Some(s)
         } else {
@@ -386,6 +389,10 @@ fn check_sample(path: &Path, s: &SampleIndex, saved: &[(Producer, Dtype, u64)]) 
         if e.dtype != dtype || e.bytes != bytes {
             return Err(invalid(path, format!("{key}: {:?} {} bytes, trace says {dtype:?} {bytes}", e.dtype, e.bytes)));
         }
+        let shape_bytes = e.shape.iter().try_fold(dtype.size_bytes(), |n, &d| n.checked_mul(d));
+        if shape_bytes != Some(bytes) {
+            return Err(invalid(path, format!("{key}: shape {:?} of {dtype:?} does not hold its {bytes} bytes", e.shape)));
+        }
         if e.offsets.is_empty() {
             return Err(invalid(path, format!("{key}: no offsets")));
         }
@@ -395,7 +402,7 @@ fn check_sample(path: &Path, s: &SampleIndex, saved: &[(Producer, Dtype, u64)]) 
             }
         }
         for &o in &e.offsets {
-            let fits = if bytes < CHUNK_BYTES { o == 0 } else { o % CHUNK_BYTES == 0 && o + CHUNK_BYTES <= bytes };
+            let fits = if bytes < CHUNK_BYTES { o == 0 } else { o % CHUNK_BYTES == 0 && o.checked_add(CHUNK_BYTES).is_some_and(|end| end <= bytes) };
             if !fits {
                 return Err(invalid(path, format!("{key}: offset {o} is not a whole 4096-byte chunk of {bytes} bytes")));
             }

@@ -63,8 +63,81 @@ pub fn from_safetensors(path: &Path, bytes: &[u8]) -> Result<Vec<Tensor>, LoadEr
         .collect())
 }
 
+/// `.npy` magic (format 1.0–3.0): `\x93NUMPY`, then major and minor version bytes.
+const NPY_MAGIC: &[u8; 6] = b"\x93NUMPY";
+
+/// Checks the `.npy` preamble before the parser sees it: the header length it claims (u16 in
+/// version 1, u32 in versions 2 and 3) must fit in the file, since the parser allocates it.
+fn check_npy_preamble(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
+    if bytes.len() < NPY_MAGIC.len() + 2 || &bytes[..NPY_MAGIC.len()] != NPY_MAGIC {
+        return Err(malformed(path, "not a valid .npy file: no \\x93NUMPY magic"));
+    }
+    let (len_bytes, claimed) = match bytes[NPY_MAGIC.len()] {
+        1 => (2, bytes.get(8..10).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)),
+        2 | 3 => (4, bytes.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)),
+        v => return Err(malformed(path, format!("not a valid .npy file: format version {v} (1, 2 or 3 expected)"))),
+    };
+    let header_start = 8 + len_bytes;
+    let header = claimed.and_then(|n| bytes.get(header_start..header_start + n));
+    let Some(header) = header else {
+        return Err(malformed(path, format!("not a valid .npy file: its header claims {} bytes, the file has {}", claimed.unwrap_or(0), bytes.len())));
+    };
+    // The header parser backtracks exponentially on deeply nested brackets (a fuzzer found a
+    // 334-byte file that took over 10 s); a numpy header nests a dict, a tuple and, for structured
+    // dtypes, a few lists and tuples.
+    if bracket_depth(header) > MAX_NPY_HEADER_NESTING {
+        return Err(malformed(path, format!("not a valid .npy file: its header nests brackets deeper than {MAX_NPY_HEADER_NESTING} levels")));
+    }
+    // The parser multiplies the dimensions unchecked: refuse a shape whose element count
+    // overflows or exceeds the file's bytes (every element takes at least one byte).
+    if let Some(dims) = npy_shape(header) {
+        let elements = dims.iter().try_fold(1u64, |n, d| d.parse::<u64>().ok().and_then(|d| n.checked_mul(d)));
+        if elements.is_none_or(|n| n > bytes.len() as u64) {
+            return Err(malformed(path, format!("shape ({}) needs more than 2^64 bytes or more than the file's {}", dims.join(", "), bytes.len())));
+        }
+    }
+    Ok(())
+}
+
+/// Deepest bracket nesting a `.npy` header may have (numpy writes 2; structured dtypes a few more).
+const MAX_NPY_HEADER_NESTING: usize = 8;
+
+/// Deepest nesting of `(`, `[` and `{` in `header`, brackets inside quotes included (an
+/// over-estimate only matters for absurd headers).
+fn bracket_depth(header: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for &b in header {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The dimensions of the `'shape': (…)` entry of a `.npy` header dict, as written, or `None` if
+/// there is no such entry of plain integers (the full parser then judges the header).
+fn npy_shape(header: &[u8]) -> Option<Vec<&str>> {
+    let text = std::str::from_utf8(header).ok()?;
+    let after = text.find("'shape'").or_else(|| text.find("\"shape\""))? + "'shape'".len();
+    let rest = text[after..].trim_start().strip_prefix(':')?.trim_start();
+    let close = match rest.chars().next()? {
+        '(' => ')',
+        '[' => ']',
+        _ => return None,
+    };
+    let inner = &rest[1..rest.find(close)?];
+    let dims: Vec<&str> = inner.split(',').map(str::trim).filter(|d| !d.is_empty()).collect();
+    dims.iter().all(|d| d.bytes().all(|b| b.is_ascii_digit())).then_some(dims)
+}
+
 /// Parses `.npy` bytes.
 pub fn from_npy(path: &Path, bytes: &[u8]) -> Result<Tensor, LoadError> {
+    check_npy_preamble(path, bytes)?;
     let mut reader = bytes;
     let header = npyz::NpyHeader::from_reader(&mut reader).map_err(|e| malformed(path, format!("not a valid .npy file: {e}")))?;
     let descr = header.dtype().descr();
@@ -81,10 +154,15 @@ pub fn from_npy(path: &Path, bytes: &[u8]) -> Result<Tensor, LoadError> {
         "|b1" => "BOOL",
         other => return Err(malformed(path, format!("unsupported .npy dtype {other} (little-endian numeric types only)"))),
     };
-    let shape: Vec<usize> = header.shape().iter().map(|&d| d as usize).collect();
+    if header.order() == npyz::Order::Fortran && header.shape().len() > 1 {
+        return Err(malformed(path, "fortran_order arrays are not supported (save with C order)"));
+    }
+    let shape: Vec<usize> = header.shape().iter().map(|&d| usize::try_from(d)).collect::<Result<_, _>>()
+        .map_err(|_| malformed(path, format!("shape {:?} does not fit this machine", header.shape())))?;
     let elem = header.dtype().num_bytes().unwrap_or(0);
-    let need = shape.iter().product::<usize>() * elem;
-    if reader.len() != need {
+    let need = shape.iter().try_fold(elem, |n, &d| n.checked_mul(d));
+    if need != Some(reader.len()) {
+        let need = need.map_or("more than 2^64".to_string(), |n| n.to_string());
         return Err(malformed(path, format!("data is {} bytes but shape {shape:?} of {dtype} needs {need}", reader.len())));
     }
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

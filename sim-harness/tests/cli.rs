@@ -11,8 +11,9 @@ fn bin(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sim-harness")).args(args).output().expect("runs")
 }
 
+/// Real f32 activations the project carries: the sampled chunks of one EfficientNet-B0 iteration.
 fn sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/activations-sample.safetensors")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/efficientnet_b0/iter0.safetensors")
 }
 
 fn stdout(o: &Output) -> String {

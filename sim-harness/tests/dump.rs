@@ -230,3 +230,59 @@ fn transformer_samples_hold_softmax_outputs_and_one_byte_dropout_masks() {
         assert!(d.trace.ops.iter().filter(|o| o.rng).all(|o| !o.replayable));
     }
 }
+
+/// PlaneZip ratio (raw bytes / wire bytes) of every saved chunk of the three committed iterations
+/// of `model`, each 4-KB chunk encoded as its own stream by the golden encoder (chunks are what the
+/// engine copies). `bf16`: float chunks first converted f32 → bf16 (RNE, the platform-B stand-in)
+/// and coded with 16-bit symbols; other dtypes as stored.
+fn planezip_ratio(model: &str, bf16: bool) -> f64 {
+    use engine::golden::{SymbolWidth, encode_stream};
+    let d = Dump::open(data_dir().join(model)).unwrap();
+    let (mut raw, mut wire) = (0usize, 0usize);
+    for k in 0..d.iterations() {
+        for b in d.read_iteration(k).unwrap() {
+            for (_, chunk) in b.chunks() {
+                let (bytes, width) = match b.dtype {
+                    Dtype::F32 if bf16 => (sim_harness::convert::f32_to_bf16_bytes(chunk), SymbolWidth::W16),
+                    Dtype::F32 => (chunk.to_vec(), SymbolWidth::W32),
+                    Dtype::Bf16 | Dtype::F16 => (chunk.to_vec(), SymbolWidth::W16),
+                    _ => (chunk.to_vec(), SymbolWidth::W32),
+                };
+                raw += bytes.len();
+                wire += encode_stream(&bytes, width).len();
+            }
+        }
+    }
+    raw as f64 / wire as f64
+}
+
+/// Per-model PlaneZip ratios on `data/`, pinned at ±3 % around the values the golden encoder gave
+/// when they were pinned (2026-12-01, commit after 2d2fb87): a regression pin, not an independent
+/// reference — a change of the codec or of the sample that moves a ratio by more than 3 % fails
+/// here and must be explained. (model, fp32, bf16), ratio = raw bytes / wire bytes.
+const PINNED_RATIOS: [(&str, f64, f64); 7] = [
+    ("densenet121", 1.4340, 1.7847),
+    ("efficientnet_b0", 1.1463, 1.4151),
+    ("efficientnet_lite0", 1.2947, 1.5820),
+    ("gpt2", 1.4690, 1.9816),
+    ("minilm", 1.2526, 1.6179),
+    ("resnet50", 1.4286, 1.7896),
+    ("vit_b16", 1.1633, 1.4669),
+];
+
+/// Tolerance of the pinned ratios: floor = pinned × 0.97, ceiling = pinned × 1.03.
+const RATIO_TOLERANCE: f64 = 0.03;
+
+#[test]
+fn planezip_ratios_per_model_stay_within_their_pinned_floor_and_ceiling() {
+    let mut report = String::new();
+    let mut ok = true;
+    for (model, fp32, bf16) in PINNED_RATIOS {
+        for (precision, pinned, got) in [("fp32", fp32, planezip_ratio(model, false)), ("bf16", bf16, planezip_ratio(model, true))] {
+            let inside = (got - pinned).abs() <= pinned * RATIO_TOLERANCE;
+            ok &= inside;
+            report += &format!("{model} {precision}: {got:.4}x (pinned {pinned:.4}x){}\n", if inside { "" } else { "  <-- outside ±3 %" });
+        }
+    }
+    assert!(ok, "PlaneZip ratios on data/ moved:\n{report}");
+}

@@ -12,6 +12,11 @@ use super::width::{BLOCK_BYTES, CHUNK_BYTES, SymbolWidth};
 /// Bytes of the chunk size header.
 pub const HEADER_BYTES: usize = 2;
 
+/// Output bytes reserved up front per stream byte when decoding: typical activations compress
+/// less than 16×, so most tensors decode without reallocating, while a stream whose claimed raw
+/// size is absurd reserves at most 16 × its own length (the output then grows as decoded).
+const RESERVE_PER_STREAM_BYTE: usize = 16;
+
 /// Per-stream counts that the encoder observed (for reports and the HDL packer's checks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ChunkStats {
@@ -56,18 +61,17 @@ pub fn encode_stream_with_stats(data: &[u8], width: SymbolWidth) -> (Vec<u8>, Ch
 }
 
 /// Decodes a chunk stream holding `raw_bytes` bytes of a tensor coded with `width` symbols.
+///
+/// `raw_bytes` usually comes from an untrusted index: it is checked against the stream's length
+/// (every chunk needs at least its 2-byte header) before any work, and the output grows with the
+/// bytes actually decoded, so a claimed size never sizes an allocation by itself.
 pub fn decode_stream(stream: &[u8], raw_bytes: usize, width: SymbolWidth) -> Result<Vec<u8>, DecodeError> {
-    let mut out = Vec::with_capacity(raw_bytes);
+    check_chunk_count(stream, raw_bytes)?;
+    let mut out = Vec::with_capacity(raw_bytes.min(stream.len().saturating_mul(RESERVE_PER_STREAM_BYTE)));
     let mut offset = 0usize;
     for (index, chunk_start) in (0..raw_bytes).step_by(CHUNK_BYTES).enumerate() {
         let chunk_raw = (raw_bytes - chunk_start).min(CHUNK_BYTES);
-        let header = stream.get(offset..offset + HEADER_BYTES).ok_or(DecodeError::StreamTruncated {
-            chunk: index,
-            offset,
-            needed: HEADER_BYTES,
-            available: stream.len().saturating_sub(offset),
-        })?;
-        let body_len = u16::from_le_bytes([header[0], header[1]]) as usize;
+        let body_len = read_header(stream, index, offset)?;
         offset += HEADER_BYTES;
         if body_len > chunk_raw {
             return Err(DecodeError::HeaderTooLarge { chunk: index, header: body_len, raw_bytes: chunk_raw });
@@ -91,14 +95,45 @@ pub fn decode_stream(stream: &[u8], raw_bytes: usize, width: SymbolWidth) -> Res
     Ok(out)
 }
 
+/// Rejects a `raw_bytes` claim that needs more chunk headers than the stream has bytes for
+/// (FORMAT.md §8: `⌈B / 4096⌉` chunks of at least 2 bytes each), before anything is allocated.
+fn check_chunk_count(stream: &[u8], raw_bytes: usize) -> Result<(), DecodeError> {
+    let chunks = raw_bytes.div_ceil(CHUNK_BYTES);
+    if chunks.saturating_mul(HEADER_BYTES) > stream.len() {
+        return Err(DecodeError::StreamTruncated {
+            chunk: stream.len() / HEADER_BYTES,
+            offset: stream.len(),
+            needed: chunks.saturating_mul(HEADER_BYTES),
+            available: stream.len(),
+        });
+    }
+    Ok(())
+}
+
+/// The body length in chunk `chunk`'s header at byte `offset`, or `StreamTruncated`.
+fn read_header(stream: &[u8], chunk: usize, offset: usize) -> Result<usize, DecodeError> {
+    let header = stream.get(offset..offset + HEADER_BYTES).ok_or(DecodeError::StreamTruncated {
+        chunk,
+        offset,
+        needed: HEADER_BYTES,
+        available: stream.len().saturating_sub(offset),
+    })?;
+    Ok(u16::from_le_bytes([header[0], header[1]]) as usize)
+}
+
 /// Decodes one compressed chunk body of `chunk_raw` raw bytes, appending them to `out`.
+/// The zero padding of a final partial block must decode as zero bytes (FORMAT.md §7): anything
+/// else is a corrupted or non-compliant stream, reported as `PaddingNotZero`.
 fn decode_chunk_body(body: &[u8], chunk_raw: usize, width: SymbolWidth, chunk: usize, out: &mut Vec<u8>) -> Result<(), DecodeError> {
     let mut r = BitReader::new(body);
     let blocks = chunk_raw.div_ceil(BLOCK_BYTES);
     for block in 0..blocks {
-        let bytes = read_block(&mut r, width)
-            .map_err(|e| DecodeError::InChunk { chunk, block, source: Box::new(e) })?;
+        let in_chunk = |source| DecodeError::InChunk { chunk, block, source: Box::new(source) };
+        let bytes = read_block(&mut r, width).map_err(in_chunk)?;
         let keep = (chunk_raw - block * BLOCK_BYTES).min(BLOCK_BYTES);
+        if let Some(first) = bytes[keep..].iter().position(|&b| b != 0) {
+            return Err(in_chunk(DecodeError::PaddingNotZero { byte: keep + first }));
+        }
         out.extend_from_slice(&bytes[..keep]);
     }
     let used = r.pos_bits();
@@ -112,17 +147,14 @@ fn decode_chunk_body(body: &[u8], chunk_raw: usize, width: SymbolWidth, chunk: u
 /// Byte offset of every chunk in a stream of a `raw_bytes`-byte tensor: the prefix sum of
 /// `2 + header` a parallel decoder uses (FORMAT.md §8). Errors if the stream is too short.
 pub fn chunk_offsets(stream: &[u8], raw_bytes: usize) -> Result<Vec<usize>, DecodeError> {
-    let mut offsets = Vec::with_capacity(raw_bytes.div_ceil(CHUNK_BYTES));
+    check_chunk_count(stream, raw_bytes)?;
+    let chunks = raw_bytes.div_ceil(CHUNK_BYTES);
+    let mut offsets = Vec::with_capacity(chunks);
     let mut offset = 0usize;
-    for chunk in 0..raw_bytes.div_ceil(CHUNK_BYTES) {
-        let header = stream.get(offset..offset + HEADER_BYTES).ok_or(DecodeError::StreamTruncated {
-            chunk,
-            offset,
-            needed: HEADER_BYTES,
-            available: stream.len().saturating_sub(offset),
-        })?;
+    for chunk in 0..chunks {
+        let body_len = read_header(stream, chunk, offset)?;
         offsets.push(offset);
-        offset += HEADER_BYTES + u16::from_le_bytes([header[0], header[1]]) as usize;
+        offset += HEADER_BYTES + body_len;
     }
     Ok(offsets)
 }

@@ -76,6 +76,13 @@ pub enum DecodeError {
         /// Bits the decoded blocks used.
         used_bits: usize,
     },
+    /// A final partial block whose padding (the bytes past the tensor's end, FORMAT.md §7)
+    /// decodes to something other than zero bytes.
+    #[error("padding byte {byte} of the final partial block is not zero")]
+    PaddingNotZero {
+        /// Index within the 128-byte block of the first nonzero padding byte.
+        byte: usize,
+    },
     /// An error inside a block of a chunk.
     #[error("chunk {chunk}, block {block}: {source}")]
     InChunk {

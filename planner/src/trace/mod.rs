@@ -303,6 +303,15 @@ pub enum TraceProblem {
     /// An op with `rng: true` claims to be replayable.
     #[error("op {0} draws random numbers but is marked replayable")]
     ReplayableRng(OpId),
+    /// The byte or FLOP counts of the trace do not fit in 64 bits when summed, so a planner's
+    /// totals would overflow.
+    #[error("the {field} of all {what} sum to more than 2^64")]
+    SizeOverflow {
+        /// `"bytes"`, `"bytes_read + bytes_written"` or `"flops"`.
+        field: &'static str,
+        /// `"tensors"` or `"ops"`.
+        what: &'static str,
+    },
     /// An op reads the same tensor it writes before that tensor exists (no producer, not pre-existing).
     #[error("op {op} reads tensor {tensor} before any op writes it, and the tensor has a producer")]
     ReadBeforeWrite {
@@ -364,6 +373,14 @@ impl Trace {
                 return Err(TraceProblem::ReplayableRng(op.id));
             }
         }
+        // Every sum a planner takes over the trace fits in u64 if these totals do.
+        let overflow = |field, what| TraceProblem::SizeOverflow { field, what };
+        self.tensors.iter().try_fold(0u64, |s, t| s.checked_add(t.bytes)).ok_or(overflow("bytes", "tensors"))?;
+        self.ops
+            .iter()
+            .try_fold(0u64, |s, o| s.checked_add(o.bytes_read)?.checked_add(o.bytes_written))
+            .ok_or(overflow("bytes_read + bytes_written", "ops"))?;
+        self.ops.iter().try_fold(0u64, |s, o| s.checked_add(o.flops)).ok_or(overflow("flops", "ops"))?;
         let mut by_id: HashMap<TensorId, usize> = HashMap::with_capacity(self.tensors.len());
         for (i, t) in self.tensors.iter().enumerate() {
             if by_id.insert(t.id, i).is_some() {
@@ -381,7 +398,10 @@ impl Trace {
             for &tid in &op.inputs {
                 let i = by_id[&tid];
                 if let Some(p) = self.tensors[i].producer {
-                    if p.op >= op.id && !op.outputs.contains(&tid) {
+                    // An op may read what it writes in place (its producer slot); a lookup by
+                    // slot, not a scan of the outputs, keeps this linear in the trace's size.
+                    let in_place = p.op == op.id && op.outputs.get(p.slot) == Some(&tid);
+                    if p.op >= op.id && !in_place {
                         return Err(TraceProblem::ReadBeforeWrite { op: op.id, tensor: tid });
                     }
                 }
