@@ -6,6 +6,7 @@
 //! returns its exact typed error. So a stream decodes here iff it decodes with golden, to the
 //! same bytes, and a bad one gets golden's error.
 
+use super::planes::{PLANES16, from_planes16};
 use crate::golden::block::planes::{MAX_PLANES, PlaneGeometry, from_planes};
 use crate::golden::block::{RAW_BITS, TAG_BITS, Tag, bx, dbx};
 use crate::golden::chunk::HEADER_BYTES;
@@ -126,7 +127,18 @@ fn read_base(r: &mut Reader, width: SymbolWidth) -> Result<u32, Fault> {
     Ok((((raw << shift) as i32) >> shift) as u32 & width.mask())
 }
 
-/// Decodes one block (tag + payload) into `syms`, or raw bytes into `block`.
+/// The 16 low planes of `p` (L = `plane_bits` values, value m at bit L − 1 − m) in the layout of
+/// [`from_planes16`] (value m at bit 63 − m).
+#[inline(always)]
+fn planes16(p: &[u64; MAX_PLANES], plane_bits: usize) -> [u64; PLANES16] {
+    let mut out = [0u64; PLANES16];
+    for (o, &plane) in out.iter_mut().zip(p) {
+        *o = plane << (u64::BITS as usize - plane_bits);
+    }
+    out
+}
+
+/// Decodes one block (tag + payload) into `block`.
 #[inline(always)]
 fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES]) -> Result<(), Fault> {
     let tag = match r.take(TAG_BITS) {
@@ -162,7 +174,15 @@ fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES])
             read_planes(r, dbx::geometry(width), &mut p)?;
             let l = n - 1;
             let mut low = [0u32; MAX_SYMBOLS];
-            from_planes(&p, width, &mut low[..l]);
+            if width == SymbolWidth::W16 {
+                let mut bytes = [0u8; BLOCK_BYTES];
+                from_planes16(&planes16(&p, l), &mut bytes);
+                for (o, c) in low.iter_mut().zip(bytes.chunks_exact(2)) {
+                    *o = u16::from_le_bytes([c[0], c[1]]) as u32;
+                }
+            } else {
+                from_planes(&p, width, &mut low[..l]);
+            }
             let borrow = p[w as usize];
             let mut bad = false;
             for k in 1..n {
@@ -178,6 +198,10 @@ fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES])
         Tag::Bx => {
             let mut p = [0u64; MAX_PLANES];
             read_planes(r, bx::geometry(width, n), &mut p)?;
+            if width == SymbolWidth::W16 {
+                from_planes16(&planes16(&p, n), block);
+                return Ok(());
+            }
             from_planes(&p, width, &mut syms[..n]);
         }
         Tag::Zbx => {
@@ -187,7 +211,15 @@ fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES])
                 let mut p = [0u64; MAX_PLANES];
                 let mut packed = [0u32; MAX_SYMBOLS];
                 read_planes(r, bx::geometry(width, count), &mut p)?;
-                from_planes(&p, width, &mut packed[..count]);
+                if width == SymbolWidth::W16 {
+                    let mut bytes = [0u8; BLOCK_BYTES];
+                    from_planes16(&planes16(&p, count), &mut bytes);
+                    for (o, c) in packed.iter_mut().zip(bytes.chunks_exact(2)) {
+                        *o = u16::from_le_bytes([c[0], c[1]]) as u32;
+                    }
+                } else {
+                    from_planes(&p, width, &mut packed[..count]);
+                }
                 let mut next = 0;
                 for (i, s) in syms[..n].iter_mut().enumerate() {
                     if mask >> (n - 1 - i) & 1 == 1 {

@@ -4,9 +4,10 @@
 //! transpose, `classify_planes`), so the bits are the golden encoder's by construction; the tests
 //! in `engine/tests/fast.rs` check them bit for bit.
 
+use super::planes::{PLANES16, to_planes16};
 use super::size::{block_sizes, load_words};
 use crate::golden::block::planes::{
-    CODE_ALL_ONES, CODE_DBP_ZERO, CODE_ONE_ONE, CODE_RUN, CODE_TWO_ONES, CODE_VERBATIM, CODE_ZERO, MAX_PLANES, PlaneCase,
+    CODE_ALL_ONES, CODE_DBP_ZERO, CODE_ONE_ONE, CODE_RUN, CODE_TWO_ONES, CODE_VERBATIM, CODE_ZERO, PlaneCase,
     PlaneGeometry, base_bits, classify_planes,
 };
 use crate::golden::block::{TAG_BITS, Tag, bx, dbx, zbx, zvc};
@@ -79,7 +80,7 @@ impl ChunkWriter {
 }
 
 /// Writes the prefix code of the pre-XOR planes `p` (FORMAT.md §5.3).
-fn put_planes(w: &mut ChunkWriter, p: &[u64; MAX_PLANES], geo: PlaneGeometry) {
+fn put_planes(w: &mut ChunkWriter, p: &[u64], geo: PlaneGeometry) {
     classify_planes(p, geo, |case, field| match case {
         PlaneCase::ZeroRun => w.put((CODE_RUN.0 << geo.run_field_bits()) | field as u32, CODE_RUN.1 + geo.run_field_bits()),
         PlaneCase::Zero => w.put(CODE_ZERO.0, CODE_ZERO.1),
@@ -124,34 +125,66 @@ fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth)
     let mut syms = [0u32; MAX_SYMBOLS];
     width.load(block, &mut syms);
     let syms = &syms[..width.symbols()];
-    match tag {
-        Tag::Zvc => {
+    match (tag, width) {
+        (Tag::Zvc, _) => {
             w.put64(zvc::nonzero_mask(syms), syms.len() as u32);
             for &s in syms.iter().filter(|&&s| s != 0) {
                 w.put(s, width.bits());
             }
         }
-        Tag::Dbx => {
+        (Tag::Dbx, SymbolWidth::W16) => {
+            put_base(w, syms[0], width);
+            // The 63 low delta words (a zero 64th below them), then the borrow plane on top.
+            let mut low = [0u8; BLOCK_BYTES];
+            let mut borrow = 0u64;
+            for k in 1..syms.len() {
+                low[2 * k - 2..2 * k].copy_from_slice(&(syms[k].wrapping_sub(syms[k - 1]) as u16).to_le_bytes());
+                borrow = (borrow << 1) | (syms[k] < syms[k - 1]) as u64;
+            }
+            let mut p = [0u64; PLANES16 + 1];
+            for (o, plane) in p.iter_mut().zip(to_planes16(&low)) {
+                *o = plane >> 1;
+            }
+            p[PLANES16] = borrow;
+            put_planes(w, &p, dbx::geometry(width));
+        }
+        (Tag::Bx, SymbolWidth::W16) => put_planes(w, &to_planes16(block), bx::geometry(width, syms.len())),
+        (Tag::Zbx, SymbolWidth::W16) => {
+            w.put64(zvc::nonzero_mask(syms), syms.len() as u32);
+            // Nonzeros compacted to the front (branch-free: a zero is overwritten by the next).
+            let mut packed = [0u8; BLOCK_BYTES];
+            let mut n = 0;
+            for &s in syms {
+                packed[2 * n..2 * n + 2].copy_from_slice(&(s as u16).to_le_bytes());
+                n += (s != 0) as usize;
+            }
+            if n > 0 {
+                let p = to_planes16(&packed).map(|plane| plane >> (u64::BITS as usize - n));
+                put_planes(w, &p, bx::geometry(width, n));
+            }
+        }
+        (Tag::Dbx, _) => {
             put_base(w, syms[0], width);
             let (p, geo) = dbx::planes(syms, width);
             put_planes(w, &p, geo);
         }
-        Tag::Bx => {
+        (Tag::Bx, _) => {
             let (p, geo) = bx::planes(syms, width);
             put_planes(w, &p, geo);
         }
-        Tag::Zbx => {
+        (Tag::Zbx, _) => {
             w.put64(zvc::nonzero_mask(syms), syms.len() as u32);
             if let Some((p, geo)) = zbx::planes(syms, width) {
                 put_planes(w, &p, geo);
             }
         }
-        Tag::Raw => unreachable!("handled above"),
+        (Tag::Raw, _) => unreachable!("handled above"),
     }
     tag
 }
 
 /// Appends the chunk (header + body, or the raw fallback) of up to 4 KB of tensor bytes.
+#[inline(always)]
 fn put_chunk(w: &mut ChunkWriter, chunk: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
     w.reset();
     let mut blocks = chunk.chunks_exact(BLOCK_BYTES);

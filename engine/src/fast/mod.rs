@@ -3,8 +3,10 @@
 //! `data/`, proptests of sizes, stream bits and decoded bytes, corrupt streams).
 //!
 //! * [`size`]: the size model with symbols packed four (w = 16) or two (w = 32) to a 64-bit word,
-//!   lane-wise statistics, vectorised by the compiler.
+//!   lane-wise statistics as element-wise word loops (no SIMD intrinsics: an AVX2/AVX-512
+//!   multiversioned build of the same loops measured no faster, see BENCHMARKS.md).
 //! * [`encode`]: the SWAR size model choosing, a fixed-buffer bit writer writing.
+//! * [`planes`]: 16-bit bit-plane transposes from 8 × 8 tiles in 64-bit words.
 //! * [`decode`]: a padded-buffer bit reader without per-field checks; faults are described by
 //!   the golden decoder.
 //! * the `par_*` functions here: whole tensors, chunk groups in parallel on all cores (rayon),
@@ -12,6 +14,7 @@
 
 pub mod decode;
 pub mod encode;
+pub mod planes;
 pub mod size;
 
 use crate::golden::chunk::chunk_offsets;

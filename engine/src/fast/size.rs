@@ -1,8 +1,8 @@
 //! The size model with symbols packed several to a 64-bit word (SWAR): four 16-bit or two 32-bit
 //! symbols per lane word, sixteen words per block, every plane statistic of
 //! [`crate::golden::size`] computed lane-wise and folded across lanes at the end. The per-word
-//! steps are written as element-wise loops over fixed arrays so that the compiler vectorises
-//! them (SSE2 everywhere; AVX2 through [`super::dispatch`] where the CPU has it).
+//! steps are written as element-wise loops over fixed arrays (built with `array::from_fn`, no
+//! zero-fill) so that the compiler can keep them in registers and vectorise what it can.
 //!
 //! What the golden model computes per value, this computes per lane:
 //! * `y = x ^ (x >> 1)` within a lane (the XORed plane bits);
@@ -26,11 +26,7 @@ pub const WORDS: usize = BLOCK_BYTES / 8;
 /// `w` bits, the first symbol in the least significant lane.
 #[inline(always)]
 pub fn load_words(block: &[u8; BLOCK_BYTES]) -> [u64; WORDS] {
-    let mut words = [0u64; WORDS];
-    for (w, c) in words.iter_mut().zip(block.chunks_exact(8)) {
-        *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-    }
-    words
+    std::array::from_fn(|i| u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().expect("8 bytes")))
 }
 
 /// Lane constants for a lane width of `LB` bits (16 or 32).
@@ -64,14 +60,8 @@ impl Counts {
     /// Counts over 16 words, as a balanced tree (element-wise, so it vectorises).
     #[inline(always)]
     fn of_words(y: &[u64; WORDS]) -> Counts {
-        let mut c = [Counts::default(); WORDS / 2];
-        for i in 0..WORDS / 2 {
-            c[i] = Counts { one: y[2 * i] | y[2 * i + 1], two: y[2 * i] & y[2 * i + 1], three: 0 };
-        }
-        let mut d = [Counts::default(); WORDS / 4];
-        for i in 0..WORDS / 4 {
-            d[i] = Counts::merge(c[2 * i], c[2 * i + 1]);
-        }
+        let c: [Counts; WORDS / 2] = std::array::from_fn(|i| Counts { one: y[2 * i] | y[2 * i + 1], two: y[2 * i] & y[2 * i + 1], three: 0 });
+        let d: [Counts; WORDS / 4] = std::array::from_fn(|i| Counts::merge(c[2 * i], c[2 * i + 1]));
         Counts::merge(Counts::merge(d[0], d[1]), Counts::merge(d[2], d[3]))
     }
 
@@ -182,17 +172,11 @@ fn sizes_lanes<const LB: u32>(x: &[u64; WORDS]) -> BlockSizes {
     let high = Lanes::<LB>::HIGH;
     let n_sym = Lanes::<LB>::COUNT * WORDS as u32;
 
-    // BX (and the order-free part of ZBX).
-    let mut y = [0u64; WORDS];
-    let mut nz_high = [0u64; WORDS];
-    let mut y_nz = [0u64; WORDS];
-    for i in 0..WORDS {
-        y[i] = x[i] ^ ((x[i] >> 1) & !high);
-        // Top bit of each lane set iff the lane is nonzero.
-        nz_high[i] = (((x[i] & !high).wrapping_add(!high)) | x[i]) & high;
-        let full = nz_high[i] | (nz_high[i] - (nz_high[i] >> (LB - 1)));
-        y_nz[i] = y[i] | !full;
-    }
+    // BX (and the order-free part of ZBX). Arrays built element-wise (no zero-fill first).
+    let y: [u64; WORDS] = std::array::from_fn(|i| x[i] ^ ((x[i] >> 1) & !high));
+    // Top bit of each lane set iff the lane is nonzero; then the lane's full mask.
+    let nz_high: [u64; WORDS] = std::array::from_fn(|i| (((x[i] & !high).wrapping_add(!high)) | x[i]) & high);
+    let y_nz: [u64; WORDS] = std::array::from_fn(|i| y[i] | !(nz_high[i] | (nz_high[i] - (nz_high[i] >> (LB - 1)))));
     let or_x = x.iter().fold(0, |a, &v| a | v);
     let and_y = y.iter().fold(u64::MAX, |a, &v| a & v);
     let and_y_nz = y_nz.iter().fold(u64::MAX, |a, &v| a & v);
@@ -208,18 +192,10 @@ fn sizes_lanes<const LB: u32>(x: &[u64; WORDS]) -> BlockSizes {
         };
 
     // DBX: previous symbol of every lane, SWAR difference and borrow.
-    let mut yd = [0u64; WORDS];
-    let mut diff = [0u64; WORDS];
-    let mut borrow = [0u64; WORDS];
-    for i in 0..WORDS {
-        let below = if i == 0 { x[0] & Lanes::<LB>::LANE0 } else { x[i - 1] >> (64 - LB) };
-        let p = (x[i] << LB) | below;
-        let d = ((x[i] | high).wrapping_sub(p & !high)) ^ ((x[i] ^ !p) & high);
-        let b = ((!x[i] & p) | (!(x[i] ^ p) & d)) & high;
-        diff[i] = d;
-        borrow[i] = b;
-        yd[i] = d ^ ((d >> 1) & !high) ^ b;
-    }
+    let prev: [u64; WORDS] = std::array::from_fn(|i| (x[i] << LB) | if i == 0 { x[0] & Lanes::<LB>::LANE0 } else { x[i - 1] >> (64 - LB) });
+    let diff: [u64; WORDS] = std::array::from_fn(|i| ((x[i] | high).wrapping_sub(prev[i] & !high)) ^ ((x[i] ^ !prev[i]) & high));
+    let borrow: [u64; WORDS] = std::array::from_fn(|i| ((!x[i] & prev[i]) | (!(x[i] ^ prev[i]) & diff[i])) & high);
+    let yd: [u64; WORDS] = std::array::from_fn(|i| diff[i] ^ ((diff[i] >> 1) & !high) ^ borrow[i]);
     // Delta 0 does not exist: its lane (d = 0) must not clear the AND.
     let mut and_yd = yd[0] | Lanes::<LB>::LANE0;
     for &v in &yd[1..] {
@@ -266,8 +242,7 @@ pub fn block_sizes(block: &[u8; BLOCK_BYTES], width: SymbolWidth) -> BlockSizes 
 }
 
 /// The sizes of every block of `data` (a final partial block zero-padded, FORMAT.md §7), written
-/// to `out` (cleared first). Portable build; see [`super::dispatch`] for the SIMD entry point.
-#[inline(always)]
+/// to `out` (cleared first).
 pub fn blocks_sizes_into(data: &[u8], width: SymbolWidth, out: &mut Vec<BlockSizes>) {
     out.clear();
     out.reserve(data.len().div_ceil(BLOCK_BYTES));
