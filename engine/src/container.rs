@@ -2,7 +2,8 @@
 //! file whose tensor bytes are replaced by PlaneZip chunk streams. The original safetensors header
 //! is kept verbatim, so decompression returns a byte-identical file.
 
-use crate::golden::{DecodeError, SymbolWidth, decode_stream, encode_stream};
+use crate::fast::{par_decode_stream as decode_stream, par_encode_stream as encode_stream};
+use crate::golden::{DecodeError, SymbolWidth};
 use safetensors::SafeTensors;
 use serde::{Deserialize, Serialize};
 

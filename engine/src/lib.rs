@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod container;
+pub mod fast;
 pub mod golden;
 pub mod hw;
 pub mod synth;

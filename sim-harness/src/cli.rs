@@ -23,6 +23,8 @@ pub enum Command {
     Decompress(DecompressArgs),
     /// The six memory policies (and the Fig. 5 ablations) on captured models at 30 % and 50 % budgets (or 30-90 %), platforms A and B.
     Policies(PoliciesArgs),
+    /// PlaneZip beside zstd, lz4, byte-shuffle/split, ZipNN-style, BDI and entropy ceilings: ratio and single-core speed.
+    Peers(crate::peers::PeersArgs),
 }
 
 /// Symbol width forced on every tensor.

@@ -8,11 +8,13 @@
 //! * [`container_cmd`]: `compress` / `decompress`.
 //! * [`dump`]: the capture dumps of docs/DUMP-FORMAT.md.
 //! * [`policies`]: the memory policies on the captured models.
+//! * [`peers`]: PlaneZip beside software codecs (ratio and speed).
 
 pub mod cli;
 pub mod container_cmd;
 pub mod convert;
 pub mod dump;
+pub mod peers;
 pub mod policies;
 pub mod ratios;
 pub mod report;
@@ -45,6 +47,7 @@ pub fn run(cli: Cli) -> Result<()> {
             println!("compressed {} ({input} bytes{converted}) -> {} ({out} bytes), ratio {:.3}x", args.input.display(), args.output.display(), ratios::ratio(raw, out));
         }
         Command::Policies(args) => policies::run(&args)?,
+        Command::Peers(args) => peers::run(&args)?,
         Command::Decompress(args) => {
             let (inp, out) = container_cmd::decompress(&args)?;
             println!("decompressed {} ({inp} bytes) -> {} ({out} bytes)", args.input.display(), args.output.display());

@@ -5,7 +5,7 @@ use crate::convert::f32_to_bf16_bytes;
 use crate::tensors::Tensor;
 use engine::golden::block::TAG_BITS;
 use engine::golden::chunk::stream_bytes_for;
-use engine::golden::{BLOCK_BYTES, BlockSizes, SymbolWidth, Tag, block_sizes};
+use engine::golden::{BlockSizes, SymbolWidth, Tag};
 use serde::Serialize;
 
 /// Wire bytes of one tensor under each codec.
@@ -58,16 +58,10 @@ pub struct TensorReport {
     pub blocks_by_tag: [usize; 5],
 }
 
-/// Per-block payload sizes of a tensor's bytes (final block zero-padded).
+/// Per-block payload sizes of a tensor's bytes (final block zero-padded), on all cores with the
+/// fast size model (equal to golden's `block_sizes`, engine/tests/fast.rs).
 pub fn tensor_block_sizes(bytes: &[u8], width: SymbolWidth) -> Vec<BlockSizes> {
-    bytes
-        .chunks(BLOCK_BYTES)
-        .map(|b| {
-            let mut padded = [0u8; BLOCK_BYTES];
-            padded[..b.len()].copy_from_slice(b);
-            block_sizes(&padded, width)
-        })
-        .collect()
+    engine::fast::par_blocks_sizes(bytes, width)
 }
 
 /// Measures one tensor's bytes with every codec.
@@ -151,7 +145,7 @@ pub fn ratio(raw: usize, wire: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::golden::encode_stream;
+    use engine::golden::{BLOCK_BYTES, encode_stream};
 
     #[test]
     fn planezip_wire_bytes_equal_the_real_stream_length() {

@@ -1,0 +1,146 @@
+//! Fast paths (`engine::fast`) against the golden codec on the real activations of `data/`:
+//! size model, encoder and decoder in GB/s of **thread CPU time** on one core, and the parallel
+//! (`par_*`) versions in wall-clock GB/s on all cores, best of 5.
+//!
+//! Run: `cargo run --release -p engine --example fast_cpu_throughput [DATA_DIR]` (default: the
+//! repository's `data/`). Inputs: every F32 tensor of every `*.safetensors` file under it, as
+//! captured with w = 32, and their bf16 round-to-nearest-even conversion with w = 16.
+//! For instruction counts: `valgrind --tool=callgrind target/release/examples/fast_cpu_throughput
+//! --once OP` runs one pass of OP (`golden-size`, `fast-size`, `golden-encode`, `fast-encode`,
+//! `golden-decode`, `fast-decode`) over both widths and prints the blocks it coded.
+
+use cpu_time::ThreadTime;
+use engine::fast;
+use engine::golden::{self, BLOCK_BYTES, SymbolWidth};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Thread CPU seconds each single-core case is repeated for.
+const MIN_CPU_S: f64 = 1.0;
+/// Repetitions of each parallel case (the best is reported).
+const PAR_REPS: usize = 5;
+
+/// Every F32 tensor of the safetensors files under `dir`, concatenated: (f32 bytes, bf16 bytes).
+fn real_data(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "safetensors") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut f32s = Vec::new();
+    for file in &files {
+        let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let st = safetensors::SafeTensors::deserialize(&bytes).unwrap_or_else(|e| panic!("{}: {e:?}", file.display()));
+        for (_, view) in st.tensors() {
+            if view.dtype() == safetensors::Dtype::F32 {
+                // Whole chunks per tensor, as a tensor stream would start.
+                let mut data = view.data().to_vec();
+                data.resize(data.len().div_ceil(golden::CHUNK_BYTES) * golden::CHUNK_BYTES, 0);
+                f32s.extend_from_slice(&data);
+            }
+        }
+    }
+    let bf16s: Vec<u8> = f32s.chunks_exact(4).flat_map(|c| half::bf16::from_f32(f32::from_le_bytes(c.try_into().unwrap())).to_bits().to_le_bytes()).collect();
+    (f32s, bf16s)
+}
+
+/// Bytes per second of thread CPU time of `f` over `bytes` bytes, repeated ≥ [`MIN_CPU_S`].
+fn cpu_rate(bytes: usize, mut f: impl FnMut() -> usize) -> f64 {
+    let start = ThreadTime::now();
+    let mut reps = 0usize;
+    while start.elapsed().as_secs_f64() < MIN_CPU_S {
+        black_box(f());
+        reps += 1;
+    }
+    (bytes * reps) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Best wall-clock bytes per second of [`PAR_REPS`] runs.
+fn wall_rate(bytes: usize, mut f: impl FnMut() -> usize) -> f64 {
+    (0..PAR_REPS)
+        .map(|_| {
+            let t = Instant::now();
+            black_box(f());
+            bytes as f64 / t.elapsed().as_secs_f64()
+        })
+        .fold(0.0, f64::max)
+}
+
+fn golden_sizes(data: &[u8], w: SymbolWidth) -> usize {
+    data.chunks_exact(BLOCK_BYTES).map(|b| golden::block_sizes(b.try_into().unwrap(), w).choice().1 as usize).sum()
+}
+
+fn fast_sizes(data: &[u8], w: SymbolWidth) -> usize {
+    fast::blocks_sizes(data, w).iter().map(|s| s.choice().1 as usize).sum()
+}
+
+fn par_sizes(data: &[u8], w: SymbolWidth) -> usize {
+    fast::par_blocks_sizes(data, w).iter().map(|s| s.choice().1 as usize).sum()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let once = args.iter().position(|a| a == "--once").map(|i| args.get(i + 1).cloned().expect("--once OP"));
+    let dir = args.iter().find(|a| !a.starts_with("--") && Some(*a) != once.as_ref()).map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../data"));
+    let (f32s, bf16s) = real_data(&dir);
+    let inputs = [("bf16, w = 16", SymbolWidth::W16, bf16s), ("f32, w = 32", SymbolWidth::W32, f32s)];
+
+    if let Some(op) = once {
+        let mut blocks = 0usize;
+        for (_, w, data) in &inputs {
+            let stream = golden::encode_stream(data, *w);
+            let n = match op.as_str() {
+                "golden-size" => golden_sizes(data, *w),
+                "fast-size" => fast_sizes(data, *w),
+                "golden-encode" => golden::encode_stream(data, *w).len(),
+                "fast-encode" => fast::encode_stream(data, *w).len(),
+                "golden-decode" => golden::decode_stream(&stream, data.len(), *w).unwrap().len(),
+                "fast-decode" => fast::decode_stream(&stream, data.len(), *w).unwrap().len(),
+                "none" => 0,
+                other => panic!("unknown op {other}"),
+            };
+            black_box(n);
+            blocks += data.len() / BLOCK_BYTES;
+        }
+        println!("{op}: {blocks} blocks (both widths; subtract the `none` run for the set-up)");
+        return;
+    }
+
+    let threads = rayon::current_num_threads();
+    println!("input: every F32 tensor under {} (MB = 10^6 bytes of uncompressed tensor)", dir.display());
+    println!("{:<14} {:>7} {:<7} {:>12} {:>12} {:>12}", "input", "MB", "path", "size GB/s", "encode GB/s", "decode GB/s");
+    for (name, w, data) in &inputs {
+        let stream = golden::encode_stream(data, *w);
+        assert_eq!(fast::encode_stream(data, *w), stream, "fast encoder differs from golden");
+        let mb = data.len() as f64 / 1e6;
+        let g = [
+            cpu_rate(data.len(), || golden_sizes(data, *w)),
+            cpu_rate(data.len(), || golden::encode_stream(data, *w).len()),
+            cpu_rate(data.len(), || golden::decode_stream(&stream, data.len(), *w).unwrap().len()),
+        ];
+        let f = [
+            cpu_rate(data.len(), || fast_sizes(data, *w)),
+            cpu_rate(data.len(), || fast::encode_stream(data, *w).len()),
+            cpu_rate(data.len(), || fast::decode_stream(&stream, data.len(), *w).unwrap().len()),
+        ];
+        let p = [
+            wall_rate(data.len(), || par_sizes(data, *w)),
+            wall_rate(data.len(), || fast::par_encode_stream(data, *w).len()),
+            wall_rate(data.len(), || fast::par_decode_stream(&stream, data.len(), *w).unwrap().len()),
+        ];
+        for (path, r) in [("golden", g), ("fast", f)] {
+            println!("{name:<14} {mb:>7.1} {path:<7} {:>12.3} {:>12.3} {:>12.3}   (CPU time, 1 core)", r[0] / 1e9, r[1] / 1e9, r[2] / 1e9);
+        }
+        println!("{name:<14} {mb:>7.1} {:<7} {:>12.3} {:>12.3} {:>12.3}   (wall, {threads} threads, best of {PAR_REPS})", "par", p[0] / 1e9, p[1] / 1e9, p[2] / 1e9);
+    }
+    println!("(GB = 10^9 bytes of uncompressed tensor; ratio of the stream: see `sim-harness ratios`)");
+}

@@ -1,0 +1,222 @@
+//! The fast encoder: the [SWAR size model](super::size) picks each block's code, a word-at-a-time
+//! bit writer into a fixed chunk buffer writes it, and chunks go straight into the output. The
+//! planes and their prefix-code cases come from the golden helpers (`to_planes`' unrolled
+//! transpose, `classify_planes`), so the bits are the golden encoder's by construction; the tests
+//! in `engine/tests/fast.rs` check them bit for bit.
+
+use super::planes::{PLANES16, to_planes16};
+use super::size::{block_sizes, load_words};
+use crate::golden::block::planes::{
+    CODE_ALL_ONES, CODE_DBP_ZERO, CODE_ONE_ONE, CODE_RUN, CODE_TWO_ONES, CODE_VERBATIM, CODE_ZERO, PlaneCase,
+    PlaneGeometry, base_bits, classify_planes,
+};
+use crate::golden::block::{TAG_BITS, Tag, bx, dbx, zbx, zvc};
+use crate::golden::chunk::HEADER_BYTES;
+use crate::golden::width::{BLOCK_BYTES, CHUNK_BLOCKS, CHUNK_BYTES, MAX_SYMBOLS, SymbolWidth};
+
+/// Largest compressed chunk body the encoder may build before the raw fallback: 32 blocks of at
+/// most 3 + 1,024 bits, rounded up to whole 32-bit words.
+const BODY_CAPACITY_BYTES: usize = (CHUNK_BLOCKS * (TAG_BITS as usize + BLOCK_BYTES * 8)).div_ceil(32) * 4;
+
+/// MSB-first bit writer into a fixed buffer (the golden `BitWriter`'s accumulator scheme without
+/// a growing vector).
+struct ChunkWriter {
+    buf: [u8; BODY_CAPACITY_BYTES],
+    len_bytes: usize,
+    acc: u64,
+    pending_bits: u32,
+}
+
+impl ChunkWriter {
+    fn new() -> Self {
+        ChunkWriter { buf: [0; BODY_CAPACITY_BYTES], len_bytes: 0, acc: 0, pending_bits: 0 }
+    }
+
+    fn reset(&mut self) {
+        self.len_bytes = 0;
+        self.acc = 0;
+        self.pending_bits = 0;
+    }
+
+    /// Appends the low `n` bits of `value` (n ≤ 32).
+    #[inline(always)]
+    fn put(&mut self, value: u32, n: u32) {
+        let v = (value as u64) & ((1u64 << n) - 1);
+        self.acc = (self.acc << n) | v;
+        self.pending_bits += n;
+        if self.pending_bits >= 32 {
+            self.pending_bits -= 32;
+            let word = ((self.acc >> self.pending_bits) as u32).to_be_bytes();
+            self.buf[self.len_bytes..self.len_bytes + 4].copy_from_slice(&word);
+            self.len_bytes += 4;
+        }
+    }
+
+    /// Appends the low `n` bits of `value` (n ≤ 64).
+    #[inline(always)]
+    fn put64(&mut self, value: u64, n: u32) {
+        if n > 32 {
+            self.put((value >> 32) as u32, n - 32);
+            self.put(value as u32, 32);
+        } else {
+            self.put(value as u32, n);
+        }
+    }
+
+    /// Pads to a byte boundary; the body is then `buf[..len]`.
+    fn finish(&mut self) -> usize {
+        while self.pending_bits >= 8 {
+            self.pending_bits -= 8;
+            self.buf[self.len_bytes] = (self.acc >> self.pending_bits) as u8;
+            self.len_bytes += 1;
+        }
+        if self.pending_bits > 0 {
+            self.buf[self.len_bytes] = (self.acc << (8 - self.pending_bits)) as u8;
+            self.len_bytes += 1;
+            self.pending_bits = 0;
+        }
+        self.len_bytes
+    }
+}
+
+/// Writes the prefix code of the pre-XOR planes `p` (FORMAT.md §5.3).
+fn put_planes(w: &mut ChunkWriter, p: &[u64], geo: PlaneGeometry) {
+    classify_planes(p, geo, |case, field| match case {
+        PlaneCase::ZeroRun => w.put((CODE_RUN.0 << geo.run_field_bits()) | field as u32, CODE_RUN.1 + geo.run_field_bits()),
+        PlaneCase::Zero => w.put(CODE_ZERO.0, CODE_ZERO.1),
+        PlaneCase::AllOnes => w.put(CODE_ALL_ONES.0, CODE_ALL_ONES.1),
+        PlaneCase::DbpZero => w.put(CODE_DBP_ZERO.0, CODE_DBP_ZERO.1),
+        PlaneCase::TwoOnes => w.put((CODE_TWO_ONES.0 << geo.pos_field_bits()) | field as u32, CODE_TWO_ONES.1 + geo.pos_field_bits()),
+        PlaneCase::OneOne => w.put((CODE_ONE_ONE.0 << geo.pos_field_bits()) | field as u32, CODE_ONE_ONE.1 + geo.pos_field_bits()),
+        PlaneCase::Verbatim => {
+            w.put(CODE_VERBATIM.0, CODE_VERBATIM.1);
+            w.put64(field, geo.plane_bits);
+        }
+    });
+}
+
+/// Writes the DBX base-symbol code (FORMAT.md §6): a 3-bit prefix and a short two's-complement
+/// field, or `1` and the symbol.
+fn put_base(w: &mut ChunkWriter, value: u32, width: SymbolWidth) {
+    /// (prefix, field bits) of the short forms, by their total length.
+    const SHORT_FORMS: [(u32, u32, u32); 4] = [(3, 0b000, 0), (7, 0b001, 4), (11, 0b010, 8), (19, 0b011, 16)];
+    let bits = base_bits(value, width);
+    match SHORT_FORMS.iter().find(|f| f.0 == bits) {
+        Some(&(_, prefix, field)) => w.put((prefix << field) | (value & ((1u32 << field) - 1)), bits),
+        None => {
+            w.put(0b1, 1);
+            w.put(value, width.bits());
+        }
+    }
+}
+
+/// Appends tag + payload of one block; returns the tag.
+#[inline(always)]
+fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth) -> Tag {
+    let tag = block_sizes(block, width).choice().0;
+    w.put(tag as u32, TAG_BITS);
+    if tag == Tag::Raw {
+        for word in load_words(block) {
+            // Memory order: bytes 0..8 of the word, first byte first.
+            w.put64(u64::from_be_bytes(word.to_le_bytes()), 64);
+        }
+        return tag;
+    }
+    let mut syms = [0u32; MAX_SYMBOLS];
+    width.load(block, &mut syms);
+    let syms = &syms[..width.symbols()];
+    match (tag, width) {
+        (Tag::Zvc, _) => {
+            w.put64(zvc::nonzero_mask(syms), syms.len() as u32);
+            for &s in syms.iter().filter(|&&s| s != 0) {
+                w.put(s, width.bits());
+            }
+        }
+        (Tag::Dbx, SymbolWidth::W16) => {
+            put_base(w, syms[0], width);
+            // The 63 low delta words (a zero 64th below them), then the borrow plane on top.
+            let mut low = [0u8; BLOCK_BYTES];
+            let mut borrow = 0u64;
+            for k in 1..syms.len() {
+                low[2 * k - 2..2 * k].copy_from_slice(&(syms[k].wrapping_sub(syms[k - 1]) as u16).to_le_bytes());
+                borrow = (borrow << 1) | (syms[k] < syms[k - 1]) as u64;
+            }
+            let mut p = [0u64; PLANES16 + 1];
+            for (o, plane) in p.iter_mut().zip(to_planes16(&low)) {
+                *o = plane >> 1;
+            }
+            p[PLANES16] = borrow;
+            put_planes(w, &p, dbx::geometry(width));
+        }
+        (Tag::Bx, SymbolWidth::W16) => put_planes(w, &to_planes16(block), bx::geometry(width, syms.len())),
+        (Tag::Zbx, SymbolWidth::W16) => {
+            w.put64(zvc::nonzero_mask(syms), syms.len() as u32);
+            // Nonzeros compacted to the front (branch-free: a zero is overwritten by the next).
+            let mut packed = [0u8; BLOCK_BYTES];
+            let mut n = 0;
+            for &s in syms {
+                packed[2 * n..2 * n + 2].copy_from_slice(&(s as u16).to_le_bytes());
+                n += (s != 0) as usize;
+            }
+            if n > 0 {
+                let p = to_planes16(&packed).map(|plane| plane >> (u64::BITS as usize - n));
+                put_planes(w, &p, bx::geometry(width, n));
+            }
+        }
+        (Tag::Dbx, _) => {
+            put_base(w, syms[0], width);
+            let (p, geo) = dbx::planes(syms, width);
+            put_planes(w, &p, geo);
+        }
+        (Tag::Bx, _) => {
+            let (p, geo) = bx::planes(syms, width);
+            put_planes(w, &p, geo);
+        }
+        (Tag::Zbx, _) => {
+            w.put64(zvc::nonzero_mask(syms), syms.len() as u32);
+            if let Some((p, geo)) = zbx::planes(syms, width) {
+                put_planes(w, &p, geo);
+            }
+        }
+        (Tag::Raw, _) => unreachable!("handled above"),
+    }
+    tag
+}
+
+/// Appends the chunk (header + body, or the raw fallback) of up to 4 KB of tensor bytes.
+#[inline(always)]
+fn put_chunk(w: &mut ChunkWriter, chunk: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
+    w.reset();
+    let mut blocks = chunk.chunks_exact(BLOCK_BYTES);
+    for block in &mut blocks {
+        put_block(w, block.try_into().expect("128 bytes"), width);
+    }
+    let tail = blocks.remainder();
+    if !tail.is_empty() {
+        let mut padded = [0u8; BLOCK_BYTES];
+        padded[..tail.len()].copy_from_slice(tail);
+        put_block(w, &padded, width);
+    }
+    let body = w.finish();
+    let stored: &[u8] = if body >= chunk.len() { chunk } else { &w.buf[..body] };
+    out.extend_from_slice(&(stored.len() as u16).to_le_bytes());
+    out.extend_from_slice(stored);
+}
+
+/// Encodes a tensor's bytes into a chunk stream, bit-identical to
+/// [`crate::golden::encode_stream`], appending to `out`. `data` should start on a chunk boundary
+/// of the tensor (every slice of whole chunks does).
+pub fn encode_stream_into(data: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
+    let mut w = Box::new(ChunkWriter::new());
+    out.reserve(data.len() / 2 + HEADER_BYTES * data.len().div_ceil(CHUNK_BYTES));
+    for chunk in data.chunks(CHUNK_BYTES) {
+        put_chunk(&mut w, chunk, width, out);
+    }
+}
+
+/// Encodes a tensor's bytes into a chunk stream, bit-identical to [`crate::golden::encode_stream`].
+pub fn encode_stream(data: &[u8], width: SymbolWidth) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_stream_into(data, width, &mut out);
+    out
+}

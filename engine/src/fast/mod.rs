@@ -1,0 +1,72 @@
+//! Fast paths of the codec, each proven equal to the [golden](crate::golden) scalar spec
+//! (`engine/tests/fast.rs`: a million structured blocks per width, every distinct block of
+//! `data/`, proptests of sizes, stream bits and decoded bytes, corrupt streams).
+//!
+//! * [`size`]: the size model with symbols packed four (w = 16) or two (w = 32) to a 64-bit word,
+//!   lane-wise statistics as element-wise word loops (no SIMD intrinsics: an AVX2/AVX-512
+//!   multiversioned build of the same loops measured no faster, see BENCHMARKS.md).
+//! * [`encode`]: the SWAR size model choosing, a fixed-buffer bit writer writing.
+//! * [`planes`]: 16-bit bit-plane transposes from 8 × 8 tiles in 64-bit words.
+//! * [`decode`]: a padded-buffer bit reader without per-field checks; faults are described by
+//!   the golden decoder.
+//! * the `par_*` functions here: whole tensors, chunk groups in parallel on all cores (rayon),
+//!   with exactly the sequential result.
+
+pub mod decode;
+pub mod encode;
+pub mod planes;
+pub mod size;
+
+use crate::golden::chunk::chunk_offsets;
+use crate::golden::{BlockSizes, CHUNK_BYTES, DecodeError, SymbolWidth};
+use rayon::prelude::*;
+
+pub use decode::decode_stream;
+pub use encode::encode_stream;
+pub use size::block_sizes;
+
+/// Chunks per parallel task: 256 KB of tensor, large enough that scheduling costs nothing.
+pub const PAR_CHUNKS: usize = 64;
+
+/// Sizes of every block of a tensor (the final partial block zero-padded), in order; equal to
+/// [`crate::golden::block_sizes`] block by block.
+pub fn blocks_sizes(data: &[u8], width: SymbolWidth) -> Vec<BlockSizes> {
+    let mut out = Vec::new();
+    size::blocks_sizes_into(data, width, &mut out);
+    out
+}
+
+/// [`blocks_sizes`] with chunk groups on all cores.
+pub fn par_blocks_sizes(data: &[u8], width: SymbolWidth) -> Vec<BlockSizes> {
+    let parts: Vec<Vec<BlockSizes>> = data.par_chunks(PAR_CHUNKS * CHUNK_BYTES).map(|part| blocks_sizes(part, width)).collect();
+    parts.concat()
+}
+
+/// [`encode_stream`] with chunk groups on all cores; the same bytes.
+pub fn par_encode_stream(data: &[u8], width: SymbolWidth) -> Vec<u8> {
+    let parts: Vec<Vec<u8>> = data.par_chunks(PAR_CHUNKS * CHUNK_BYTES).map(|part| encode_stream(part, width)).collect();
+    parts.concat()
+}
+
+/// [`decode_stream`] with chunk groups on all cores, found by the prefix sum over the headers
+/// (FORMAT.md §8); the same result, errors included.
+pub fn par_decode_stream(stream: &[u8], raw_bytes: usize, width: SymbolWidth) -> Result<Vec<u8>, DecodeError> {
+    // A stream needs at least a header per chunk: this bounds the allocation below.
+    if decode::too_short(stream, raw_bytes) {
+        return decode::golden_result(stream, raw_bytes, width);
+    }
+    let Ok(offsets) = chunk_offsets(stream, raw_bytes) else {
+        return decode::golden_result(stream, raw_bytes, width);
+    };
+    let mut out = vec![0u8; raw_bytes];
+    let ok = out.par_chunks_mut(PAR_CHUNKS * CHUNK_BYTES).enumerate().all(|(group, dst)| {
+        let first = group * PAR_CHUNKS;
+        let start = offsets[first];
+        let end = offsets.get(first + PAR_CHUNKS).copied().unwrap_or(stream.len());
+        match stream.get(start..end) {
+            Some(part) => decode::decode_into(part, dst, width).is_ok(),
+            None => false,
+        }
+    });
+    if ok { Ok(out) } else { decode::golden_result(stream, raw_bytes, width) }
+}

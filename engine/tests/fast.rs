@@ -1,0 +1,192 @@
+//! The fast paths (`engine::fast`) against the golden scalar spec: the size model block by block,
+//! the encoder bit for bit, the decoder byte for byte and error for error, sequential and
+//! parallel, on a million structured blocks per width, every distinct block of `data/`, whole
+//! tensors of `data/`, proptests, and corrupt streams.
+
+#[path = "support/real_blocks.rs"]
+mod real_blocks;
+
+use engine::fast;
+use engine::golden::{self, BLOCK_BYTES, CHUNK_BLOCKS, CHUNK_BYTES, SymbolWidth, Tag};
+use engine::synth::activation_block;
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::PathBuf;
+
+const WIDTHS: [SymbolWidth; 2] = [SymbolWidth::W16, SymbolWidth::W32];
+
+/// Checks a run of whole blocks: sizes per block, the stream bit for bit, its decoding.
+fn check_blocks(data: &[u8], width: SymbolWidth) {
+    let fast_sizes = fast::blocks_sizes(data, width);
+    for (i, block) in data.chunks(BLOCK_BYTES).enumerate() {
+        let mut padded = [0u8; BLOCK_BYTES];
+        padded[..block.len()].copy_from_slice(block);
+        assert_eq!(fast_sizes[i], golden::block_sizes(&padded, width), "{width:?} block {i}: {padded:02x?}");
+    }
+    let stream = golden::encode_stream(data, width);
+    assert_eq!(fast::encode_stream(data, width), stream, "{width:?} stream bits");
+    assert_eq!(fast::decode_stream(&stream, data.len(), width).as_deref(), Ok(data), "{width:?} decoded bytes");
+}
+
+#[test]
+fn a_million_structured_blocks_per_width_match_golden() {
+    for width in WIDTHS {
+        let mut rng = ChaCha8Rng::seed_from_u64(0xFA57_0000 + width.bits() as u64);
+        let mut by_tag = [0usize; 5];
+        // 1,000,000 blocks in groups of 8 chunks, so the stream checks see whole chunks.
+        let group_blocks = 8 * CHUNK_BLOCKS;
+        let mut data = vec![0u8; group_blocks * BLOCK_BYTES];
+        for _ in 0..1_000_000 / group_blocks + 1 {
+            for block in data.chunks_exact_mut(BLOCK_BYTES) {
+                block.copy_from_slice(&activation_block(&mut rng, width));
+            }
+            for s in fast::blocks_sizes(&data, width) {
+                by_tag[s.choice().0 as usize] += 1;
+            }
+            check_blocks(&data, width);
+        }
+        // The generator must exercise every choice, or this test proves less than it claims.
+        assert!(by_tag.iter().all(|&n| n > 1000), "{width:?}: chosen tags {by_tag:?}");
+    }
+}
+
+/// The safetensors files of `data/` (every iteration of every model).
+fn data_files() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("data/ holds the captured samples")
+        .flat_map(|model| std::fs::read_dir(model.unwrap().path()).unwrap())
+        .map(|f| f.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "safetensors"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 7, "too few dumps in data/: {files:?}");
+    files
+}
+
+#[test]
+fn every_distinct_block_of_data_matches_golden() {
+    let files = data_files();
+    let paths: Vec<&std::path::Path> = files.iter().map(|p| p.as_path()).collect();
+    for width in WIDTHS {
+        let real = real_blocks::distinct_blocks(&paths, width, usize::MAX, usize::MAX);
+        assert!(real.blocks.len() > 50_000, "{width:?}: only {} distinct blocks", real.blocks.len());
+        let data: Vec<u8> = real.blocks.iter().flatten().copied().collect();
+        check_blocks(&data, width);
+        let tags: std::collections::HashSet<Tag> = fast::blocks_sizes(&data, width).iter().map(|s| s.choice().0).collect();
+        // Real bf16 blocks never need raw; every code must occur.
+        assert!(Tag::CODES.iter().all(|t| tags.contains(t)), "{width:?}: real data chose only {tags:?}");
+    }
+}
+
+#[test]
+fn whole_tensors_of_data_match_golden_sequential_and_parallel() {
+    for file in data_files().iter().filter(|p| p.ends_with("iter1.safetensors")) {
+        let bytes = std::fs::read(file).unwrap();
+        let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+        for (name, view) in st.tensors() {
+            let width = SymbolWidth::for_dtype(&format!("{:?}", view.dtype()));
+            let data = view.data();
+            let stream = golden::encode_stream(data, width);
+            assert_eq!(fast::par_encode_stream(data, width), stream, "{}: {name}", file.display());
+            assert_eq!(fast::par_decode_stream(&stream, data.len(), width).as_deref(), Ok(data), "{}: {name}", file.display());
+            let sizes: Vec<_> = data.chunks(BLOCK_BYTES).map(|b| {
+                let mut p = [0u8; BLOCK_BYTES];
+                p[..b.len()].copy_from_slice(b);
+                golden::block_sizes(&p, width)
+            }).collect();
+            assert_eq!(fast::par_blocks_sizes(data, width), sizes, "{}: {name}", file.display());
+        }
+    }
+}
+
+fn structured(seed: u64, len: usize, width: SymbolWidth) -> Vec<u8> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..len.div_ceil(BLOCK_BYTES)).flat_map(|_| activation_block(&mut rng, width)).take(len).collect()
+}
+
+fn width_of(w16: bool) -> SymbolWidth {
+    if w16 { SymbolWidth::W16 } else { SymbolWidth::W32 }
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_blocks_size_like_golden(bytes in prop::collection::vec(any::<u8>(), BLOCK_BYTES), w16 in any::<bool>()) {
+        let block: [u8; BLOCK_BYTES] = bytes.try_into().unwrap();
+        let width = width_of(w16);
+        prop_assert_eq!(fast::block_sizes(&block, width), golden::block_sizes(&block, width));
+        check_blocks(&block, width);
+    }
+
+    #[test]
+    fn sparse_blocks_size_like_golden(seed in any::<u64>(), w16 in any::<bool>(), zeros in 0u32..=100) {
+        // Random symbols with a given share of zeros: ZBX's compacted planes of every length.
+        let width = width_of(w16);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut block = [0u8; BLOCK_BYTES];
+        let step = width.bits() as usize / 8;
+        for sym in block.chunks_exact_mut(step) {
+            if rng.gen_range(0..100) >= zeros {
+                let v: u32 = if rng.r#gen() { rng.r#gen() } else { rng.gen_range(0..4) << rng.gen_range(0..width.bits()) };
+                sym.copy_from_slice(&v.to_le_bytes()[..step]);
+            }
+        }
+        prop_assert_eq!(fast::block_sizes(&block, width), golden::block_sizes(&block, width));
+        check_blocks(&block, width);
+    }
+
+    #[test]
+    fn streams_of_any_length_match_golden(seed in any::<u64>(), len in 0usize..3 * CHUNK_BYTES + 300, w16 in any::<bool>()) {
+        let width = width_of(w16);
+        let data = structured(seed, len, width);
+        let stream = golden::encode_stream(&data, width);
+        prop_assert_eq!(&fast::encode_stream(&data, width), &stream);
+        prop_assert_eq!(&fast::par_encode_stream(&data, width), &stream);
+        prop_assert_eq!(fast::decode_stream(&stream, len, width), Ok(data.clone()));
+        prop_assert_eq!(fast::par_decode_stream(&stream, len, width), Ok(data.clone()));
+    }
+
+    #[test]
+    fn corrupt_streams_give_golden_results(seed in any::<u64>(), flips in prop::collection::vec((any::<usize>(), 0u8..8), 1..4), cut in any::<usize>(), extra in 0usize..3) {
+        let width = width_of(seed % 2 == 0);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let len = rng.gen_range(1..2 * CHUNK_BYTES);
+        let data = structured(seed, len, width);
+        let mut stream = golden::encode_stream(&data, width);
+        for (at, bit) in flips {
+            let i = at % stream.len();
+            stream[i] ^= 1 << bit;
+        }
+        stream.extend(std::iter::repeat_n(0, extra));
+        let cut = cut % (stream.len() + 1);
+        let want = golden::decode_stream(&stream[..cut], len, width);
+        prop_assert_eq!(&fast::decode_stream(&stream[..cut], len, width), &want);
+        prop_assert_eq!(&fast::par_decode_stream(&stream[..cut], len, width), &want);
+    }
+}
+
+#[test]
+fn every_truncation_and_typed_error_matches_golden() {
+    for width in WIDTHS {
+        // ReLU-like data over three chunks: every cut, every single bit flip of the first chunk.
+        let data: Vec<u8> = structured(11, 2 * CHUNK_BYTES + 700, width);
+        let stream = golden::encode_stream(&data, width);
+        for cut in 0..stream.len() {
+            let want = golden::decode_stream(&stream[..cut], data.len(), width);
+            assert!(want.is_err());
+            assert_eq!(fast::decode_stream(&stream[..cut], data.len(), width), want, "cut at {cut}");
+        }
+        let first = 2 + u16::from_le_bytes([stream[0], stream[1]]) as usize;
+        for bit in 0..first * 8 {
+            let mut bad = stream.clone();
+            bad[bit / 8] ^= 0x80 >> (bit % 8);
+            let want = golden::decode_stream(&bad, data.len(), width);
+            assert_eq!(fast::decode_stream(&bad, data.len(), width), want, "flip of bit {bit}");
+            assert_eq!(fast::par_decode_stream(&bad, data.len(), width), want, "flip of bit {bit}");
+        }
+        // A claimed size far beyond what the stream can hold is refused, not allocated.
+        assert!(fast::decode_stream(&stream, usize::MAX / 2, width).is_err());
+        assert!(fast::par_decode_stream(&stream, usize::MAX / 2, width).is_err());
+    }
+}
