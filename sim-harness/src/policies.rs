@@ -92,7 +92,8 @@ impl Row {
         }
     }
 
-    fn policy(self) -> Policy {
+    /// The planner policy this row runs.
+    pub fn policy(self) -> Policy {
         match self {
             Row::Recomp => Policy::Recomp,
             Row::Swap => Policy::Swap,
@@ -136,22 +137,22 @@ impl Row {
 /// Raw and wire bytes of the sampled saved activations of one iteration under each codec
 /// configuration, keyed by training-trace signature.
 #[derive(Clone, Debug, Default)]
-struct Tables {
+pub struct Tables {
     /// Platform A: ZVC on the f32 data, 32-bit symbols.
-    a_zvc: RatioTable,
+    pub a_zvc: RatioTable,
     /// Platform A: PlaneZip on the f32 data, 32-bit symbols.
-    a_planezip: RatioTable,
+    pub a_planezip: RatioTable,
     /// Platform B: ZVC on the bf16 (RNE) data, 16-bit symbols.
-    b_zvc: RatioTable,
+    pub b_zvc: RatioTable,
     /// Platform B: PlaneZip on the bf16 data, 16-bit symbols.
-    b_planezip: RatioTable,
+    pub b_planezip: RatioTable,
     /// Platform B: PlaneZip on the bf16 data, 32-bit symbols (ablation).
-    b_planezip32: RatioTable,
+    pub b_planezip32: RatioTable,
 }
 
 /// Measures every sampled saved activation of iteration `k` of `dump` and files the sizes under
 /// the training-trace signatures that `metadata.json`'s `match.map` maps to it.
-fn measure_iteration(dump: &Dump, k: usize) -> Result<Tables> {
+pub fn measure_iteration(dump: &Dump, k: usize) -> Result<Tables> {
     let blocks = dump.read_iteration(k)?;
     let mut by_capture: BTreeMap<String, [(u64, u64); 5]> = BTreeMap::new();
     for b in &blocks {
@@ -187,6 +188,36 @@ fn measure_iteration(dump: &Dump, k: usize) -> Result<Tables> {
         }
     }
     Ok(t)
+}
+
+/// The sizes every row plans and transfers with on workload `w` (built from `trace`), given each
+/// codec's (iteration k, iteration k+1) tables: ZVC, PlaneZip and PlaneZip with 32-bit symbols.
+pub fn row_compressions(
+    trace: &Trace,
+    w: &Workload,
+    zvc: (&RatioTable, &RatioTable),
+    pz: (&RatioTable, &RatioTable),
+    pz32: (&RatioTable, &RatioTable),
+) -> BTreeMap<Row, Compression> {
+    let predicted = |kind: SignatureKind, (now, next): (&RatioTable, &RatioTable)| {
+        let mut p = Predictor::new(kind);
+        p.profile(trace, now);
+        Compression::predicted(trace, w, &p, next)
+    };
+    let none = Compression::none(w);
+    let planezip = predicted(SignatureKind::PerTensor, pz);
+    let mut compressions = BTreeMap::new();
+    for row in [Row::Recomp, Row::Swap, Row::Dte, Row::Bw] {
+        compressions.insert(row, none.clone());
+    }
+    compressions.insert(Row::BwZvc, predicted(SignatureKind::PerTensor, zvc));
+    compressions.insert(Row::PlaneZip32, predicted(SignatureKind::PerTensor, pz32));
+    compressions.insert(Row::PlaneZipOpType, predicted(SignatureKind::OpType, pz));
+    compressions.insert(Row::PlaneZipOracle, Compression::oracle(trace, w, pz.1));
+    for row in [Row::PlaneZip, Row::DteCompressed, Row::BwUnaware] {
+        compressions.insert(row, planezip.clone());
+    }
+    compressions
 }
 
 /// Ratio of all saved activations of `trace` on `platform` as the simulator sees them: their
@@ -386,24 +417,7 @@ pub fn evaluate(args: &PoliciesArgs) -> Result<Report> {
             (Platform::b(), (&k.b_zvc, &k1.b_zvc), (&k.b_planezip, &k1.b_planezip), (&k.b_planezip32, &k1.b_planezip32)),
         ] {
             let w = Workload::new(trace, &platform);
-            let predicted = |kind: SignatureKind, (now, next): (&RatioTable, &RatioTable)| {
-                let mut p = Predictor::new(kind);
-                p.profile(trace, now);
-                Compression::predicted(trace, &w, &p, next)
-            };
-            let none = Compression::none(&w);
-            let planezip = predicted(SignatureKind::PerTensor, pz);
-            let mut compressions = BTreeMap::new();
-            for row in [Row::Recomp, Row::Swap, Row::Dte, Row::Bw] {
-                compressions.insert(row, none.clone());
-            }
-            compressions.insert(Row::BwZvc, predicted(SignatureKind::PerTensor, zvc));
-            compressions.insert(Row::PlaneZip32, predicted(SignatureKind::PerTensor, pz32));
-            compressions.insert(Row::PlaneZipOpType, predicted(SignatureKind::OpType, pz));
-            compressions.insert(Row::PlaneZipOracle, Compression::oracle(trace, &w, pz.1));
-            for row in [Row::PlaneZip, Row::DteCompressed, Row::BwUnaware] {
-                compressions.insert(row, planezip.clone());
-            }
+            let compressions = row_compressions(trace, &w, zvc, pz, pz32);
             let unlimited_ns = w.unlimited_ns();
             summary.unlimited_ms.insert(platform.name.clone(), unlimited_ns / 1e6);
             summary.unlimited_samples_per_s.insert(platform.name.clone(), trace.batch as f64 * 1e9 / unlimited_ns);
