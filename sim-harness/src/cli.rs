@@ -338,6 +338,15 @@ pub struct StreamArgs {
     /// Print one row per tensor.
     #[arg(long)]
     pub per_tensor: bool,
+    /// Also write the first --vcd-blocks blocks of one tensor through a lane as a VCD (README lists the signals).
+    #[arg(long)]
+    pub vcd: Option<PathBuf>,
+    /// Blocks in the VCD.
+    #[arg(long, default_value_t = 8)]
+    pub vcd_blocks: usize,
+    /// Tensor of the VCD (`name` or `model:name`; default: the first with enough blocks).
+    #[arg(long)]
+    pub vcd_tensor: Option<String>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -368,6 +377,9 @@ impl PrecisionArg {
 pub struct ReportArgs {
     /// Output folder (created; files inside are replaced).
     pub dir: PathBuf,
+    /// Write only the SVG plots (what docs/figures/ holds: `report docs/figures --svg-only --fidelity model`).
+    #[arg(long)]
+    pub svg_only: bool,
     /// Options of the evaluation.
     #[command(flatten)]
     pub eval: EvalArgs,

@@ -7,7 +7,7 @@ use crate::eval::{self, ABLATION_BUDGET};
 use crate::grid::{self, GridResult, GridSpec, find_mean};
 use crate::measure::Precision;
 use crate::policies::Row;
-use crate::{clock, container_cmd, figures, inputs, policies, ratios, report, stream, tensors};
+use crate::{clock, container_cmd, figures, inputs, policies, ratios, report, stream, tensors, vcd_out};
 use anyhow::{Context, Result, ensure};
 use planner::plan::Decision;
 use planner::policy::run_policy;
@@ -45,11 +45,12 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stream(a) => stream_cmd(&a),
         Command::Report(a) => {
             let e = eval::evaluate(&a.eval)?;
-            let files = figures::write_report(&a.dir, &e)?;
+            let files = if a.svg_only { figures::write_svgs(&a.dir, &e)? } else { figures::write_report(&a.dir, &e)? };
             if a.eval.json {
                 print_json(&serde_json::json!({ "dir": a.dir, "files": files, "wall_s": e.wall_s }))
             } else {
-                println!("wrote {} files to {} (open {}/index.html); evaluation took {:.1} s", files.len(), a.dir.display(), a.dir.display(), e.wall_s);
+                let open = if a.svg_only { String::new() } else { format!(" (open {}/index.html)", a.dir.display()) };
+                println!("wrote {} files to {}{open}; evaluation took {:.1} s", files.len(), a.dir.display(), e.wall_s);
                 Ok(())
             }
         }
@@ -318,11 +319,26 @@ fn stream_cmd(a: &StreamArgs) -> Result<()> {
         tensors = tensors.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, t)| t).collect();
     }
     ensure!(!tensors.is_empty(), "no tensors to stream");
+    let vcd = match &a.vcd {
+        Some(path) => {
+            let t = vcd_out::pick(&tensors, a.vcd_tensor.as_deref(), a.vcd_blocks)?;
+            let (bytes, summary) = vcd_out::trace(t, a.vcd_blocks, &clock)?;
+            write_atomic(path, &bytes)?;
+            ensure!(summary.errors == 0, "{}: {} traced blocks differ from the golden encoder", path.display(), summary.errors);
+            Some(summary)
+        }
+        None => None,
+    };
     let r = stream::run(&tensors, a.fidelity, a.sample_every, a.backpressure_seed, &clock, a.json)?;
     if a.json {
-        print_json(&r)?;
+        let mut v = serde_json::to_value(&r)?;
+        v["vcd"] = serde_json::to_value(&vcd)?;
+        print_json(&v)?;
     } else {
         print!("{}", stream::render(&r, a.per_tensor));
+        if let (Some(s), Some(p)) = (&vcd, &a.vcd) {
+            println!("VCD: {} blocks of {} over {} cycles ({} ps per cycle) -> {}", s.blocks, s.tensor, s.cycles, s.period_ps, p.display());
+        }
     }
     stream::check(&r)
 }

@@ -198,6 +198,16 @@ pub fn write_report(dir: &Path, e: &Evaluation) -> Result<Vec<String>> {
     Ok(files.into_iter().map(|(n, _)| n).collect())
 }
 
+/// Writes only the SVG plots; returns their file names.
+pub fn write_svgs(dir: &Path, e: &Evaluation) -> Result<Vec<String>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    let svgs = svgs(e)?;
+    for (name, text) in &svgs {
+        write_atomic(&dir.join(name), text.as_bytes())?;
+    }
+    Ok(svgs.into_iter().map(|(n, _)| n).collect())
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }

@@ -13,6 +13,7 @@
 //! * [`engine_backend`]: the engine at `model`, `sampled` or `cycle` fidelity; [`stream`]: the
 //!   golden-codec check of what it produced; [`clock`]: the engine clock and its source.
 //! * [`figures`]: the `report` folder (CSV, JSON, SVG, index.html).
+//! * [`vcd_out`]: `stream --vcd`, a readable waveform of the lane.
 //! * [`progress`]: progress bars.
 
 pub mod cli;
@@ -33,6 +34,7 @@ pub mod ratios;
 pub mod report;
 pub mod stream;
 pub mod tensors;
+pub mod vcd_out;
 
 use anyhow::Result;
 use cli::Cli;

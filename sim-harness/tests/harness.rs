@@ -188,3 +188,58 @@ fn bad_inputs_fail_with_the_file_named() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.toml"));
 }
+
+#[test]
+fn vcd_of_the_lane_parses_with_the_vcd_crate_and_gtkwave() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lane.vcd");
+    let blocks = 6;
+    let v = json(&["stream", "data/minilm", "--fidelity", "model", "--vcd", path.to_str().unwrap(), "--vcd-blocks", &blocks.to_string(), "--engine-clock-ghz", "0.1", "--json"]);
+    assert_eq!(v["vcd"]["blocks"], blocks);
+    assert_eq!(v["vcd"]["errors"], 0);
+    let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    let header = parser.parse_header().unwrap();
+    assert_eq!(header.timescale, Some((1, vcd::TimescaleUnit::PS)));
+    let var = |name: &str| header.find_var(&["pz_compressor_lane", name]).unwrap_or_else(|| panic!("{name} missing"));
+    assert_eq!(var("beat_data").size, 256, "the beat is one 256-bit vector");
+    assert_eq!(var("out_payload").size, 1024);
+    assert_eq!(var("out_tag").size, 3);
+    let (clk, out_valid) = (var("clk").code, var("out_valid").code);
+    let (mut last_rise, mut period, mut valid_cycles, mut now, mut valid) = (None::<u64>, None, 0, 0u64, false);
+    for cmd in parser {
+        match cmd.unwrap() {
+            vcd::Command::Timestamp(t) => now = t,
+            vcd::Command::ChangeScalar(c, vcd::Value::V1) if c == clk => {
+                if let Some(r) = last_rise {
+                    let p = now - r;
+                    assert_eq!(*period.get_or_insert(p), p, "constant clock period");
+                }
+                last_rise = Some(now);
+                valid_cycles += usize::from(valid);
+            }
+            vcd::Command::ChangeScalar(c, v) if c == out_valid => valid = v == vcd::Value::V1,
+            _ => {}
+        }
+    }
+    // 100 MHz: a 10,000 ps period; every block leaves in its own cycle.
+    assert_eq!(period, Some(10_000));
+    assert_eq!(valid_cycles + usize::from(valid), blocks);
+    let fst = dir.path().join("lane.fst");
+    let o = Command::new("vcd2fst").arg(&path).arg(&fst).output().expect("vcd2fst (GTKWave) must be installed: scripts/install-area-tools.sh");
+    assert!(o.status.success(), "vcd2fst: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::metadata(&fst).unwrap().len() > 0);
+}
+
+#[test]
+fn committed_figures_are_what_report_produces_from_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json(&["report", dir.path().to_str().unwrap(), "--svg-only", "--fidelity", "model", "--json"]);
+    let files: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    assert!(files.len() >= 6, "{files:?}");
+    for name in files {
+        let fresh = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        let committed = std::fs::read_to_string(root().join("docs/figures").join(name))
+            .unwrap_or_else(|_| panic!("docs/figures/{name} missing: cargo run --release -p sim-harness -- report docs/figures --svg-only --fidelity model"));
+        assert!(fresh == committed, "docs/figures/{name} is stale: cargo run --release -p sim-harness -- report docs/figures --svg-only --fidelity model");
+    }
+}
