@@ -134,7 +134,7 @@ pub fn stream_one(b: &mut dyn EngineBackend, t: &NamedTensor, clock: &EngineCloc
         blocks_by_tag: tags,
         cycles: out.cycles,
         ns: clock.ns(out.cycles),
-        size_mismatches: size_bad + usize::from(out.wire_bytes() != golden && size_bad == 0),
+        size_mismatches: size_bad,
         roundtrip_mismatches: rt_bad,
         simulated_cycles: out.simulated_cycles,
         simulated_seconds: out.simulated_seconds,
@@ -188,6 +188,9 @@ pub fn run(tensors: &[NamedTensor], fidelity: Fidelity, sample_every: usize, bac
 /// Fails loudly when any hardware chunk disagreed with the golden codec.
 pub fn check(r: &StreamReport) -> Result<()> {
     let t = &r.total;
+    if t.wire_bytes != t.golden_wire_bytes {
+        bail!("engine produced {} wire bytes, the golden size model {}", t.wire_bytes, t.golden_wire_bytes);
+    }
     if t.size_mismatches > 0 || t.roundtrip_mismatches > 0 {
         let bad: Vec<String> = r.tensors.iter().filter(|x| x.size_mismatches + x.roundtrip_mismatches > 0).take(5).map(|x| format!("{}:{}", x.model, x.name)).collect();
         bail!(

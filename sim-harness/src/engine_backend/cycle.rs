@@ -105,3 +105,36 @@ impl EngineBackend for CycleBackend {
         Ok(TransferOut { chunks: chunks.into_iter().map(|(_, c)| c).collect(), cycles, simulated_cycles: simulated, simulated_seconds: t.elapsed().as_secs_f64() })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CYCLES_PER_BLOCK, LATENCY_CYCLES, model_cycles};
+    use super::*;
+
+    fn data(n: usize) -> Vec<u8> {
+        (0..n as u32).flat_map(|i| ((i % 97) as f32 * 0.25).to_le_bytes()).take(n).collect()
+    }
+
+    #[test]
+    fn always_ready_timing_is_the_published_latency_model() {
+        let mut b = CycleBackend::new(0);
+        // Three chunks: lane 0 gets chunks 0 and 2 (64 blocks), lane 1 chunk 1.
+        let d = data(3 * CHUNK_BYTES);
+        let out = b.compress(&d, SymbolWidth::W32).unwrap();
+        assert_eq!(out.chunks.len(), 3);
+        assert_eq!(out.cycles, 63 * CYCLES_PER_BLOCK + LATENCY_CYCLES + 1);
+        assert_eq!(out.cycles, model_cycles(d.len()));
+        assert!(out.chunks.iter().all(|c| c.stream.as_ref().is_some_and(|s| s.len() == c.wire_bytes)));
+    }
+
+    #[test]
+    fn backpressure_slows_the_lane_but_not_its_output() {
+        let d = data(CHUNK_BYTES + 300);
+        let free = CycleBackend::new(0).compress(&d, SymbolWidth::W16).unwrap();
+        let held = CycleBackend::new(12345).compress(&d, SymbolWidth::W16).unwrap();
+        assert!(held.cycles > free.cycles, "{} vs {}", held.cycles, free.cycles);
+        let bytes = |o: &TransferOut| o.chunks.iter().map(|c| c.stream.clone().unwrap()).collect::<Vec<_>>();
+        assert_eq!(bytes(&free), bytes(&held));
+        assert_eq!(free.chunks[1].raw_bytes, 300);
+    }
+}

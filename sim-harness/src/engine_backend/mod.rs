@@ -11,7 +11,7 @@
 //!   model.
 //!
 //! This module and [`cycle`] never call `engine::golden`: the golden codec is what the stream
-//! checker (`crate::stream`) holds the hardware to (a test scans these sources). Only the
+//! checker holds the hardware to (a test scans these sources). Only the
 //! host-to-device direction's [`EngineBackend::decompress`] is missing in hardware: no
 //! decompressor lane exists before `pz_h2d_lane`; it plugs in there, and until then backends
 //! answer `None` and the checker decodes with the golden decoder.
@@ -192,7 +192,8 @@ mod tests {
         p.put(0b101, 3);
         p.put_bytes(&[0xF0], 4);
         let raw = [7u8; 16];
-        assert_eq!(p.finish(&raw), vec![1, 0, 0b1011_1100]);
+        // 101 then 1111, zero-padded: 1011_1110.
+        assert_eq!(p.finish(&raw), vec![1, 0, 0b1011_1110]);
         let mut big = ChunkPacker::default();
         big.put_bytes(&[0xFF; 16], 128);
         let out = big.finish(&raw);
