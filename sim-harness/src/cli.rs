@@ -39,7 +39,7 @@ pub enum Command {
     Plan(PlanArgs),
     /// Models x budgets x platforms x policies -> CSV and JSON; splits into --shard K/N pieces for batch arrays.
     Sweep(SweepArgs),
-    /// Combine `sweep --shard` JSON files into the result of the unsharded sweep.
+    /// Combine `sweep --shard` (or `stream --shard`) JSON files into the result of the unsharded run.
     Merge(MergeArgs),
     /// Table IV: PlaneZip ratio per iteration and the wire-size error of the tensor, op-type and global predictors.
     Predict(PredictArgs),
@@ -254,7 +254,7 @@ pub struct SweepArgs {
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example: sim-harness merge shard*.json --out-json sweep.json --out-csv sweep.csv")]
 pub struct MergeArgs {
-    /// Shard JSON files written by `sweep --shard K/N --out-json`.
+    /// Shard JSON files written by `sweep --shard K/N --out-json` (or `stream --shard K/N --out-json`).
     #[arg(required = true)]
     pub shards: Vec<PathBuf>,
     /// Write the merged JSON here.
@@ -335,6 +335,9 @@ pub struct StreamArgs {
     /// Only tensor shard K of N (tensor i belongs to shard i mod N + 1).
     #[arg(long)]
     pub shard: Option<String>,
+    /// Write the JSON result to this file (what `merge` combines).
+    #[arg(long)]
+    pub out_json: Option<PathBuf>,
     /// Print one row per tensor.
     #[arg(long)]
     pub per_tensor: bool,

@@ -231,15 +231,33 @@ fn sweep_cmd(a: &SweepArgs) -> Result<()> {
 }
 
 fn merge_cmd(a: &MergeArgs) -> Result<()> {
-    let parts = a
-        .shards
-        .iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(p).with_context(|| format!("{}: cannot read", p.display()))?;
-            let g: GridResult = serde_json::from_str(&text).with_context(|| format!("{}: not a sweep result", p.display()))?;
-            Ok((p.clone(), g))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let mut values = Vec::new();
+    for p in &a.shards {
+        let text = std::fs::read_to_string(p).with_context(|| format!("{}: cannot read", p.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))?;
+        values.push((p.clone(), v));
+    }
+    // `stream --shard` results carry a backend; `sweep --shard` results a grid spec.
+    if values.iter().all(|(_, v)| v.get("backend").is_some()) {
+        let parts = values
+            .into_iter()
+            .map(|(p, v)| serde_json::from_value(v).map(|r| (p.clone(), r)).with_context(|| format!("{}: not a stream result", p.display())))
+            .collect::<Result<Vec<(PathBuf, stream::StreamReport)>>>()?;
+        let r = stream::merge(parts)?;
+        if let Some(p) = &a.out_json {
+            write_atomic(p, serde_json::to_string_pretty(&r)?.as_bytes())?;
+        }
+        if a.json {
+            print_json(&r)?;
+        } else {
+            print!("{}", stream::render(&r, false));
+        }
+        return stream::check(&r);
+    }
+    let parts = values
+        .into_iter()
+        .map(|(p, v)| serde_json::from_value(v).map(|g| (p.clone(), g)).with_context(|| format!("{}: not a sweep result", p.display())))
+        .collect::<Result<Vec<(PathBuf, GridResult)>>>()?;
     let g = grid::merge(parts)?;
     write_grid(&g, &a.out_json, &a.out_csv)?;
     if a.json { print_json(&g) } else { Ok(print!("{}", grid_summary(&g))) }
@@ -314,9 +332,13 @@ fn stream_cmd(a: &StreamArgs) -> Result<()> {
     for p in &a.paths {
         tensors.extend(inputs::load(p, a.iteration, precision)?);
     }
-    if let Some(s) = &a.shard {
-        let [k, n] = grid::parse_shard(s)?;
-        tensors = tensors.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, t)| t).collect();
+    let input_tensors = tensors.len();
+    let shard = a.shard.as_deref().map(grid::parse_shard).transpose()?;
+    let mut indices: Vec<usize> = (0..input_tensors).collect();
+    if let Some([k, n]) = shard {
+        let keep: Vec<bool> = (0..input_tensors).map(|i| i % n == k - 1).collect();
+        tensors = tensors.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(t, _)| t).collect();
+        indices.retain(|i| keep[*i]);
     }
     ensure!(!tensors.is_empty(), "no tensors to stream");
     let vcd = match &a.vcd {
@@ -329,7 +351,10 @@ fn stream_cmd(a: &StreamArgs) -> Result<()> {
         }
         None => None,
     };
-    let r = stream::run(&tensors, a.fidelity, a.sample_every, a.backpressure_seed, &clock, a.json)?;
+    let r = stream::run(&tensors, &indices, input_tensors, shard, a.fidelity, a.sample_every, a.backpressure_seed, &clock, a.json)?;
+    if let Some(p) = &a.out_json {
+        write_atomic(p, serde_json::to_string_pretty(&r)?.as_bytes())?;
+    }
     if a.json {
         let mut v = serde_json::to_value(&r)?;
         v["vcd"] = serde_json::to_value(&vcd)?;

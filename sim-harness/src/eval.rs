@@ -370,7 +370,8 @@ pub fn engine_summary(dumps: &[Dump], args: &EvalArgs, clock: EngineClock, quiet
     let tensors = dump_tensors(dumps, 0)?;
     let chunks: usize = tensors.iter().map(|t| t.bytes.len().div_ceil(CHUNK_BYTES)).sum();
     let every = args.sample_every.unwrap_or((chunks / DEFAULT_SAMPLED_CHUNKS).max(1));
-    let report = stream::run(&tensors, args.fidelity, every, 0, &clock, quiet)?;
+    let indices: Vec<usize> = (0..tensors.len()).collect();
+    let report = stream::run(&tensors, &indices, tensors.len(), None, args.fidelity, every, 0, &clock, quiet)?;
     stream::check(&report)?;
     // The latency model against the cycle-accurate lane on real data (one transfer each).
     let probe = tensors.iter().max_by_key(|t| t.bytes.len()).context("no tensors to stream")?;

@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 /// One tensor's run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TensorStream {
+    /// Position in the run's whole input (before `--shard`).
+    pub index: usize,
     /// Model.
     pub model: String,
     /// Tensor.
@@ -61,6 +63,10 @@ pub struct StreamReport {
     pub clock_mhz: f64,
     /// Where the clock came from.
     pub clock_source: String,
+    /// `[K, N]` when this is shard K of N of the input's tensors.
+    pub shard: Option<[usize; 2]>,
+    /// Tensors of the whole input (all shards).
+    pub input_tensors: usize,
     /// Per tensor.
     pub tensors: Vec<TensorStream>,
     /// Sums.
@@ -103,7 +109,8 @@ pub struct Totals {
 }
 
 /// Streams one tensor and checks it.
-pub fn stream_one(b: &mut dyn EngineBackend, t: &NamedTensor, clock: &EngineClock) -> Result<TensorStream> {
+pub fn stream_one(b: &mut dyn EngineBackend, index: usize, t: &NamedTensor, clock: &EngineClock) -> Result<TensorStream> {
+    b.begin_transfer(index);
     let out = b.compress(&t.bytes, t.width)?;
     let golden = measure(&t.bytes, t.width).0.planezip;
     let (mut size_bad, mut rt_bad, mut hw, mut tags) = (0, 0, 0, [0u64; 5]);
@@ -122,6 +129,7 @@ pub fn stream_one(b: &mut dyn EngineBackend, t: &NamedTensor, clock: &EngineCloc
         }
     }
     Ok(TensorStream {
+        index,
         model: t.model.clone(),
         name: t.name.clone(),
         dtype: t.dtype.clone(),
@@ -141,25 +149,44 @@ pub fn stream_one(b: &mut dyn EngineBackend, t: &NamedTensor, clock: &EngineCloc
     })
 }
 
-/// Streams `tensors` (rayon, one backend per worker) and sums the run. Does not fail on
-/// mismatches: [`check`] does.
-pub fn run(tensors: &[NamedTensor], fidelity: Fidelity, sample_every: usize, backpressure_seed: u32, clock: &EngineClock, quiet: bool) -> Result<StreamReport> {
+/// Streams `tensors` (rayon, one backend per worker), `indices[i]` being tensor i's position in
+/// the whole input of `input_tensors` (they differ under `--shard`), and sums the run. Does not
+/// fail on mismatches: [`check`] does.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    tensors: &[NamedTensor],
+    indices: &[usize],
+    input_tensors: usize,
+    shard: Option<[usize; 2]>,
+    fidelity: Fidelity,
+    sample_every: usize,
+    backpressure_seed: u32,
+    clock: &EngineClock,
+    quiet: bool,
+) -> Result<StreamReport> {
     let bar = progress::bar(tensors.len() as u64, "streaming tensors", quiet);
     let describe = backend(fidelity, sample_every, backpressure_seed).describe();
     let rows: Vec<TensorStream> = tensors
         .par_iter()
+        .zip(indices)
         .map_init(
             || backend(fidelity, sample_every, backpressure_seed),
-            |b, t| {
-                let r = stream_one(b.as_mut(), t, clock);
+            |b, (t, &i)| {
+                let r = stream_one(b.as_mut(), i, t, clock);
                 bar.inc(1);
                 r
             },
         )
         .collect::<Result<_>>()?;
     bar.finish_and_clear();
+    let total = summarize(&rows, clock.mhz);
+    Ok(StreamReport { backend: describe, fidelity, clock_mhz: clock.mhz, clock_source: clock.source.clone(), shard, input_tensors, tensors: rows, total })
+}
+
+/// Sums per-tensor rows at a clock of `clock_mhz`.
+pub fn summarize(rows: &[TensorStream], clock_mhz: f64) -> Totals {
     let mut s = Totals { tensors: rows.len(), ..Default::default() };
-    for r in &rows {
+    for r in rows {
         s.raw_bytes += r.raw_bytes;
         s.wire_bytes += r.wire_bytes;
         s.golden_wire_bytes += r.golden_wire_bytes;
@@ -180,9 +207,33 @@ pub fn run(tensors: &[NamedTensor], fidelity: Fidelity, sample_every: usize, bac
         s.simulated_mb_per_s = hw_bytes as f64 / 1e6 / s.simulated_seconds;
     }
     if s.cycles > 0 {
-        s.engine_gbps = s.raw_bytes as f64 / clock.ns(s.cycles);
+        s.engine_gbps = s.raw_bytes as f64 / (s.cycles as f64 * 1e3 / clock_mhz);
     }
-    Ok(StreamReport { backend: describe, fidelity, clock_mhz: clock.mhz, clock_source: clock.source.clone(), tensors: rows, total: s })
+    s
+}
+
+/// Combines `stream --shard` reports of one input into the whole input's report: same backend
+/// and clock, every tensor exactly once.
+pub fn merge(parts: Vec<(std::path::PathBuf, StreamReport)>) -> Result<StreamReport> {
+    let Some((first_path, first)) = parts.first() else { bail!("merge: no stream files given") };
+    let first = first.clone();
+    let mut rows: std::collections::BTreeMap<usize, TensorStream> = std::collections::BTreeMap::new();
+    for (path, p) in &parts {
+        if p.backend != first.backend || p.clock_mhz != first.clock_mhz || p.input_tensors != first.input_tensors {
+            bail!("{}: another backend, clock or input than {}", path.display(), first_path.display());
+        }
+        for r in &p.tensors {
+            if r.index >= first.input_tensors || rows.insert(r.index, r.clone()).is_some() {
+                bail!("{}: tensor {} outside the input or in two shards", path.display(), r.index);
+            }
+        }
+    }
+    if let Some(missing) = (0..first.input_tensors).find(|i| !rows.contains_key(i)) {
+        bail!("merge: tensor {missing} of {} is in no stream file (is a shard missing?)", first.input_tensors);
+    }
+    let tensors: Vec<TensorStream> = rows.into_values().collect();
+    let total = summarize(&tensors, first.clock_mhz);
+    Ok(StreamReport { shard: None, tensors, total, ..first })
 }
 
 /// Fails loudly when any hardware chunk disagreed with the golden codec.

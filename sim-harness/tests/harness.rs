@@ -243,3 +243,31 @@ fn committed_figures_are_what_report_produces_from_data() {
         assert!(fresh == committed, "docs/figures/{name} is stale: cargo run --release -p sim-harness -- report docs/figures --svg-only --fidelity model");
     }
 }
+
+#[test]
+fn sharded_and_merged_stream_equals_the_unsharded_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_owned();
+    let common = ["stream", "data/vit_b16", "--fidelity", "sampled", "--sample-every", "16"];
+    let whole = json(&[&common[..], &["--json"]].concat());
+    for k in 1..=2 {
+        let o = bin(&[&common[..], &["--shard", &format!("{k}/2"), "--out-json", &p(&format!("s{k}.json"))]].concat());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let merged = json(&["merge", &p("s1.json"), &p("s2.json"), "--json"]);
+    // Everything but the CPU time the simulation took is the same.
+    let strip = |mut v: Value| {
+        for t in v["tensors"].as_array_mut().unwrap() {
+            t.as_object_mut().unwrap().remove("simulated_seconds");
+        }
+        for k in ["simulated_seconds", "simulated_cycles_per_s", "simulated_mb_per_s"] {
+            v["total"].as_object_mut().unwrap().remove(k);
+        }
+        v.as_object_mut().unwrap().remove("vcd");
+        v
+    };
+    assert_eq!(strip(merged), strip(whole.clone()));
+    assert!(whole["total"]["hardware_chunks"].as_u64().unwrap() > 0);
+    let o = bin(&["merge", &p("s1.json")]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("in no stream file"));
+}

@@ -89,6 +89,9 @@ impl TransferOut {
 pub trait EngineBackend {
     /// What ran (for reports): e.g. `rust-hdl lane simulation, every block`.
     fn describe(&self) -> String;
+    /// Announces the next transfer's position in the run's input, so that what a backend samples
+    /// does not depend on the order in which threads take transfers (nor on `--shard`).
+    fn begin_transfer(&mut self, _index: usize) {}
     /// Compresses one transfer of `data` with `width` symbols (device to host).
     fn compress(&mut self, data: &[u8], width: SymbolWidth) -> Result<TransferOut>;
     /// Decompresses one transfer (host to device): `None` while no decompressor hardware exists

@@ -1,5 +1,7 @@
-//! `sampled` fidelity: every k-th chunk that passes through the backend (counted across
-//! transfers, so a run of many one-chunk tensors is sampled too) through the rust-hdl lanes, the
+//! `sampled` fidelity: chunk c of transfer i (its position in the run's input, from
+//! [`EngineBackend::begin_transfer`]) goes through the rust-hdl lanes when (i + c) mod k = 0, so
+//! a run of many one-chunk tensors is sampled too and the choice is the same however the run is
+//! split over threads or shards; the
 //! rest through the size model; the transfer's time from the latency model (the lane's timing
 //! does not depend on the data, which `cycle` runs and the default run's check confirm).
 
@@ -13,13 +15,13 @@ use cpu_time::ThreadTime;
 /// Cycle-accurate on a sample of the chunks.
 pub struct SampledBackend {
     every: usize,
-    /// Chunks seen so far (across transfers).
+    /// Position of the current transfer (advanced by its chunks when not announced).
     seen: usize,
     cycle: CycleBackend,
 }
 
 impl SampledBackend {
-    /// Simulates the 1st, (`every`+1)-th, … chunk it is given cycle by cycle.
+    /// Simulates chunk c of transfer i cycle by cycle when (i + c) mod `every` = 0.
     pub fn new(every: usize, backpressure_seed: u32) -> Self {
         SampledBackend { every, seen: 0, cycle: CycleBackend::new(backpressure_seed) }
     }
@@ -28,6 +30,10 @@ impl SampledBackend {
 impl EngineBackend for SampledBackend {
     fn describe(&self) -> String {
         format!("sampled: 1 chunk in {} cycle by cycle on the rust-hdl lane simulation, the rest by the size model; time by the latency model", self.every)
+    }
+
+    fn begin_transfer(&mut self, index: usize) {
+        self.seen = index;
     }
 
     fn compress(&mut self, data: &[u8], width: SymbolWidth) -> Result<TransferOut> {
