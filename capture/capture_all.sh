@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Capture every model into $PLANEZIP_CACHE/dumps (default ~/.cache/planezip/dumps), then rebuild
 # the committed sample in ../data. Usage: capture/capture_all.sh [MODEL ...]   (from the repo root)
-# Runs niced; logs to $PLANEZIP_CACHE/logs/MODEL.log. Uses the venv made by capture/ci.sh.
+# Runs niced; logs to $PLANEZIP_CACHE/logs/MODEL.log. Uses the venv made by capture/ci.sh and the
+# package's console script planezip-capture that ci.sh installs into it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${PLANEZIP_CACHE:-$HOME/.cache/planezip}"
-py="${PLANEZIP_VENV:-$cache/venv}/bin/python"
+venv="${PLANEZIP_VENV:-$cache/venv}"
+py="$venv/bin/python"
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" HF_HUB_OFFLINE=1
 mkdir -p "$cache/logs"
 models=("$@")
@@ -20,7 +22,7 @@ for m in "${models[@]}"; do
     gpt2) extra=(--steps 600 --pretrain-seq 64 --pretrain-batch 8 --pretrain-minutes 40) ;;
     *) extra=(--pretrain-batch 4) ;;
   esac
-  nice -n 10 "$py" -m capture "$m" "${extra[@]}" > "$cache/logs/$m.log" 2>&1
+  nice -n 10 "$venv/bin/planezip-capture" "$m" "${extra[@]}" > "$cache/logs/$m.log" 2>&1
   echo "$m done: $(tail -1 "$cache/logs/$m.log")"
 done
 nice -n 10 "$py" -m capture.sample --out "$here/../data"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CI entry point of the capture tool: create (or reuse) the pinned venv, then run pytest.
+# CI entry point of the capture tool: create (or reuse) the pinned venv, install the package into
+# it (console script planezip-capture), then run pytest.
 # Usage (from anywhere): capture/ci.sh [pytest args]
 # The venv lives in $PLANEZIP_VENV (default ${PLANEZIP_CACHE:-~/.cache/planezip}/venv) and is
 # rebuilt only when requirements*.txt change (hash stamp inside the venv). First build downloads
@@ -17,5 +18,8 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.planezip-stamp" 2>/dev/null)"
   "$venv/bin/pip" install -q --no-deps -r "$here/requirements-nodeps.txt"
   echo "$stamp" > "$venv/.planezip-stamp"
 fi
+# Install this package (no dependencies: the venv has the pinned ones) so that its console
+# script `planezip-capture` exists; tests/test_installed.py runs it from this installed copy.
+"$venv/bin/pip" install -q --no-deps --no-build-isolation "$here"
 cd "$here"
 HF_HUB_OFFLINE=1 PYTHONPATH="$here" nice -n 5 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$@"

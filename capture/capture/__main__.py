@@ -1,4 +1,7 @@
-"""CLI: `python -m capture MODEL [--out DIR] [--batch B] [--iters 3] [--meta-batch TRAIN_BATCH] ...`
+"""CLI: `planezip-capture MODEL [--out DIR] [--batch B] [--iters 3] [--meta-batch TRAIN_BATCH] ...`
+
+(the console script of the installed package; `python -m capture MODEL ...` from a source tree is
+the same).
 
 Captures one model (see `capture.workloads.MODELS`) into DIR, default `$PLANEZIP_CACHE/dumps/MODEL`.
 """
@@ -20,7 +23,7 @@ DEFAULT_STEPS = {"efficientnet_lite0": 30, "minilm": 30, "gpt2": 300}
 
 def main(argv=None) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    p = argparse.ArgumentParser(prog="python -m capture", description=__doc__)
+    p = argparse.ArgumentParser(prog="planezip-capture", description=__doc__)
     p.add_argument("model", choices=MODELS + TEST_MODELS)
     p.add_argument("--out", type=Path, help="dump directory (default $PLANEZIP_CACHE/dumps/MODEL)")
     p.add_argument("--batch", type=int, help="capture batch (default: the paper's small batch)")

@@ -1,4 +1,4 @@
-//! The whole 18-plan portfolio for a 3,000-op trace with ~500 saved tensors
+//! The whole 27-plan portfolio for a 3,000-op trace with ~500 saved tensors
 //! (issue target: < 100 ms on one core).
 //! `cargo bench -p planner --bench portfolio`
 

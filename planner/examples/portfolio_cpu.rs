@@ -1,4 +1,4 @@
-//! The portfolio bench's workload (`benches/portfolio.rs`: 18 plans, 3,001 ops, 511 saved
+//! The portfolio bench's workload (`benches/portfolio.rs`: 27 plans, 3,001 ops, 511 saved
 //! tensors, platform B) run a fixed number of times, so that `perf stat -e task-clock` gives
 //! CPU time per run on a shared machine, where criterion's wall-clock figures include time
 //! spent descheduled. Prints the sum of the chosen plans' iteration times (ns), which must not

@@ -24,7 +24,10 @@ pub struct OpInfo {
     pub counted_inputs: Vec<TensorIdx>,
     /// Outputs that count against the budget, deduplicated.
     pub counted_outputs: Vec<TensorIdx>,
-    /// Can be replayed for recomputation.
+    /// Can be replayed for recomputation: the trace's `replayable`, or an RNG
+    /// op (`rng: true`, e.g. dropout), which replays from the RNG state saved
+    /// when it first ran, as torch checkpointing and DTR do
+    /// (docs/DUMP-FORMAT.md §1, "How the planner reads `rng` and `replayable`").
     pub replayable: bool,
 }
 
@@ -157,7 +160,7 @@ impl Workload {
                 duration_ns,
                 counted_inputs,
                 counted_outputs,
-                replayable: op.replayable,
+                replayable: op.replayable || op.rng,
             });
         }
         for (t, info) in trace.tensors.iter().zip(tensors.iter_mut()) {

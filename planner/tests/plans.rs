@@ -193,31 +193,38 @@ fn dte_evicts_by_eq1_and_swaps_when_cheaper_than_replay() {
     // DTE (C_s = m / γ = 8,000 ns for a and b), target 20 kB. First op over: op3 (33 kB).
     // Idle there: a (staleness op_start[3] - op_start[2] + 1 = 10,001 ns) and
     // b (1 ns). a: min(C_r 2,000, C_s 8,000) / (8,000 * 10,001) = 2.5e-5;
-    // b: min(10,000, 8,000) / (8,000 * 1) = 1 -> evict a; C_r < C_s -> drop.
+    // b: min(10,000, 8,000) / (8,000 * 1) = 1 -> evict a; C_r < C_s -> drop
+    // (no dropped tensor's replay reads a yet: charged once).
     // Ops 3..5 lose 8 kB: op3 25 > 20 still. Only b is left: its replay now
     // needs a recomputed too, C_r = 10,000 + 2,000 = 12,000 > C_s = 8,000 ->
-    // swap b, queued after op2, fetched at its first use (op5). op3 17, op4 18: fits.
-    let plan = eq1_plan(&w, &raw, 20_000, false, "dte").unwrap();
+    // swap b. op3 17, op4 18: fits.
+    // The swap-out is asynchronous: queued once b is final (after op1, its only
+    // write), not before op3. Its D2H: 12 + 5 + 8 = 25 µs, during op3: b is
+    // released in op3 and absent in op4 only. Prefetch: op4 holds 34 - 8 - 8 =
+    // 18 kB, 18 + 8 > 20, so b cannot come back before its use: prefetch at op5.
+    let plan = eq1_plan(&w, &raw, 20_000, "dte").unwrap();
     assert_eq!(plan.decisions[a], Decision::Drop);
-    assert_eq!(plan.decisions[b], Decision::Swap { swap_out_after: 2, prefetch_at: 5 });
-    // Simulated in 20 kB: op0 0..2, op1 2..12 (a freed after), op2 12..22;
-    // b's D2H 22..35 (5 + 8 µs). op3 needs 16 kB with 9 in use: waits for b's
-    // copy until 35 (stall 13 µs), frees b, runs 35..45; op4 45..55.
-    // op5 queues b's prefetch at 55: 55 + 13 = 68 (stall 13 µs), runs 68..78;
-    // op6 replays op0 78..80 and runs 80..90 µs.
+    assert_eq!(plan.decisions[b], Decision::Swap { swap_out_after: 1, prefetch_at: 5 });
+    // Simulated in 20 kB: op0 0..2, op1 2..12 (a freed after it); b's D2H
+    // 12..25. op2 12..22 (b + f = 9 kB). op3 needs 16 kB with 9 in use: it waits
+    // only until b's copy is done, 25 (stall 3 µs, not the whole copy), frees
+    // b, runs 25..35; op4 35..45 (c and f freed after it: 1 kB). op5 queues b's
+    // prefetch at 45: 45 + 13 = 58 (stall 13 µs), runs 58..68; op6 replays op0
+    // 68..70 and runs 70..80 µs.
     let r = simulate(&w, &plan, &raw, 20_000).unwrap();
-    assert_ns(r.iteration_ns, 90_000.0);
-    assert_ns(r.stall_ns, 26_000.0);
+    assert_ns(r.iteration_ns, 80_000.0);
+    assert_ns(r.stall_ns, 16_000.0);
     assert_ns(r.recompute_ns, 2_000.0);
     // With b compressed 4x (DTE + compression: C_s = x_b = 2,000 ns) the choices
     // are the same (a's score is still the smallest, b's C_s < C_r) but b's
-    // copies take 7 µs: D2H 22..29, op3 waits 7 µs (29..39), op4 39..49, prefetch
-    // 49..56 (waits 7 µs), op5 56..66, replay 66..68, op6 68..78 µs.
+    // copies take 7 µs: D2H 12..19, done before op3 needs the memory (no
+    // stall); op3 22..32, op4 32..42, prefetch 42..49 (memory forbids an
+    // earlier one: stall 7 µs), op5 49..59, replay 59..61, op6 61..71 µs.
     let mut wire = raw.clone();
     wire[b] = 2_000;
-    let plan_c = eq1_plan(&w, &wire, 20_000, false, "dte+c").unwrap();
+    let plan_c = eq1_plan(&w, &wire, 20_000, "dte+c").unwrap();
     assert_eq!(plan_c.decisions, plan.decisions);
     let r = simulate(&w, &plan_c, &wire, 20_000).unwrap();
-    assert_ns(r.iteration_ns, 78_000.0);
-    assert_ns(r.stall_ns, 14_000.0);
+    assert_ns(r.iteration_ns, 71_000.0);
+    assert_ns(r.stall_ns, 7_000.0);
 }

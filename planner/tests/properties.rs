@@ -1,6 +1,6 @@
 //! Property tests on random DAG traces (issue #4, item 6).
 
-use planner::plan::{Member, portfolio};
+use planner::plan::{Member, plan_and_simulate, portfolio};
 use planner::platform::Platform;
 use planner::policy::{Compression, Policy, run_policy};
 use planner::predictor::raw_wire_bytes;
@@ -92,7 +92,34 @@ proptest! {
             if let Ok(recompute_ns) = recompute.1 {
                 prop_assert!(outcome.predicted.iteration_ns <= recompute_ns + 1e-6);
             }
-            prop_assert_eq!(outcome.members.len(), 18);
+            prop_assert_eq!(outcome.members.len(), 27);
+        }
+    }
+
+    /// Issue #13, item 3: under its own predictions a compressed portfolio
+    /// (PlaneZip's, and a ZVC-like one with other sizes) is never slower than
+    /// BW's chosen plan on the same trace: BW's portfolio runs first
+    /// (independently, raw sizes), then its chosen member's plan is simulated
+    /// (with re-plans) with the compressed portfolio's predicted sizes.
+    #[test]
+    fn compressed_portfolio_never_loses_to_bws_plan(
+        forward_ops in 6usize..40,
+        seed in any::<u64>(),
+        platform_b in any::<bool>(),
+        fraction in 0.3f64..0.9,
+    ) {
+        let (w, planezip) = setup(forward_ops, seed, platform_b);
+        // A ZVC-like codec: 1.5x on every third tensor, raw elsewhere.
+        let zvc: Vec<u64> = w.tensors.iter().enumerate().map(|(i, t)| if i % 3 == 0 { wire_bytes_at(t.bytes, 1.5) } else { t.bytes }).collect();
+        let budget = w.budget_for_fraction(fraction);
+        let raw = raw_wire_bytes(&w);
+        let Ok(bw) = run_policy(Policy::Bw, &w, &Compression::none(&w), budget) else { return Ok(()) };
+        let bw_member = bw.member.expect("BW runs a portfolio");
+        for predicted in [&planezip.predicted_wire_bytes, &zvc] {
+            let out = portfolio(&w, predicted, predicted, budget, &Member::all()).unwrap();
+            let bw_plan = plan_and_simulate(&w, predicted, budget, |target| bw_member.build(&w, &raw, target)).unwrap();
+            prop_assert!(out.predicted.iteration_ns <= bw_plan.report.iteration_ns + 1e-6,
+                "portfolio {} ns > BW's plan {} ns", out.predicted.iteration_ns, bw_plan.report.iteration_ns);
         }
     }
 

@@ -166,6 +166,66 @@ fn recompute_chain_with_a_dropped_input() {
 }
 
 #[test]
+fn replay_fetches_a_swapped_input_holds_it_and_frees_it() {
+    let (w, a, b) = chain_trace();
+    // a swapped (4x: wire 2,500 B; Eq. 2: min(10,000, max(2,500, 10,000 / 4)) =
+    // 2,500 ns), prefetched at its first use op5; b dropped, and b's replay
+    // (op1) reads a, which is then on the host.
+    let mut plan = Plan::keep_all(&w, "swap a, drop b");
+    plan.decisions[a] = Decision::Swap { swap_out_after: 0, prefetch_at: 5 };
+    plan.decisions[b] = Decision::Drop;
+    let mut wire: Vec<u64> = w.tensors.iter().map(|t| t.bytes).collect();
+    wire[a] = 2_500;
+    let (r, log) = simulate_logged(&w, &plan, &wire, 40_000).unwrap();
+    // op0 0..1 µs; a's D2H 1,000 + 5,000 + 2,500 = 8,500. op1 1..3, op2 3..6
+    // (b freed after it), op3 6..10; a is freed when op3 ends (its copy is done).
+    assert!(log.contains(&Event::SwapOut { tensor: a, start_ns: 1_000.0, end_ns: 8_500.0 }));
+    assert!(log.contains(&Event::Free { tensor: a, bytes: 10_000, at_ns: 10_000.0 }));
+    // op4 needs b: its replay fetches a back on demand: 10,000 + 5,000 + 2,500 =
+    // 17,500 (stall 7,500), replays op1 17,500..19,500, then frees a again.
+    assert!(log.contains(&Event::Prefetch { tensor: a, start_ns: 10_000.0, end_ns: 17_500.0 }));
+    assert!(log.contains(&Event::Replay { op: 1, tensor: b, start_ns: 17_500.0, end_ns: 19_500.0 }));
+    assert!(log.contains(&Event::Free { tensor: a, bytes: 10_000, at_ns: 19_500.0 }));
+    // op4 19.5..24.5 µs; op5 queues a's planned prefetch: 24,500 + 7,500 =
+    // 32,000 (stall 7,500), runs 32..38 µs.
+    assert!(log.contains(&Event::Prefetch { tensor: a, start_ns: 24_500.0, end_ns: 32_000.0 }));
+    assert!(log.contains(&Event::OpStart { op: 5, at_ns: 32_000.0 }));
+    assert_ns(r.iteration_ns, 38_000.0);
+    assert_ns(r.stall_ns, 15_000.0);
+    assert_ns(r.recompute_ns, 2_000.0);
+    // Peak during op2: x + a + b + c = 1 + 10 + 10 + 10 kB; the replay holds
+    // x + g + a + b = 22 kB. One swap-out of 10 kB, 2.5 kB on the wire.
+    assert_eq!(r.peak_bytes, 31_000);
+    assert_eq!((r.swapped_raw_bytes, r.swapped_wire_bytes), (10_000, 2_500));
+}
+
+#[test]
+fn dropout_replays_from_its_saved_rng_state() {
+    // chain_trace with op1 a dropout (rng: true, so replayable: false in the trace).
+    let mut t = TraceBuilder::new("dropout");
+    let x = t.tensor(1_000, TensorKind::Input);
+    let a = t.op("conv", Phase::Forward).flops(1_000).reads(&[x]).output(10_000).finish()[0];
+    let b = t.op("native_dropout", Phase::Forward).rng().flops(2_000).reads(&[a]).output(10_000).finish()[0];
+    let c = t.op("conv", Phase::Forward).flops(3_000).reads(&[b]).output(10_000).finish()[0];
+    let g = t.op("conv_bwd", Phase::Backward).flops(4_000).reads(&[c]).output(1_000).finish()[0];
+    let g2 = t.op("dropout_bwd", Phase::Backward).flops(5_000).reads(&[b, g]).output(1_000).finish()[0];
+    t.op("conv_bwd", Phase::Backward).flops(6_000).reads(&[a, x, g2]).output(1_000).finish();
+    let trace = t.build().unwrap();
+    assert!(trace.ops[1].rng && !trace.ops[1].replayable);
+    let w = Workload::new(&trace, &round_platform());
+    // The planner replays it from the RNG state saved when it ran (docs/DUMP-FORMAT.md §1).
+    assert!(w.ops[1].replayable);
+    let mut plan = Plan::keep_all(&w, "drop the dropout output");
+    plan.decisions[b as usize] = Decision::Drop;
+    let (r, log) = simulate_logged(&w, &plan, &vec![0; w.tensors.len()], 40_000).unwrap();
+    // op0 0..1, op1 1..3, op2 3..6 µs (b freed after it), op3 6..10; op4 needs b:
+    // replay op1 10..12 (a is resident), op4 12..17, op5 17..23 µs.
+    assert!(log.contains(&Event::Replay { op: 1, tensor: b as usize, start_ns: 10_000.0, end_ns: 12_000.0 }));
+    assert_ns(r.iteration_ns, 23_000.0);
+    assert_ns(r.recompute_ns, 2_000.0);
+}
+
+#[test]
 fn budget_below_one_op_is_a_typed_error_with_the_minimum() {
     let SwapTrace { w, a } = swap_trace();
     // op1 and op2 each need 20 + 20 kB resident; op1 is the first.

@@ -33,7 +33,7 @@ pub enum Command {
     Compress(CompressArgs),
     /// Decompress a PlaneZip container back into the original .safetensors file.
     Decompress(DecompressArgs),
-    /// The six memory policies (and the Fig. 5 ablations) on captured models at 30 % and 50 % budgets, platforms A and B.
+    /// The six memory policies (and the Fig. 5 ablations) on captured models at 30 % and 50 % budgets (or 30-90 %), platforms A and B.
     Policies(PoliciesArgs),
     /// One model / platform / budget / policy: KEEP, SWAP or DROP per saved tensor with prefetch points, stalls, recomputation and swapped bytes.
     Plan(PlanArgs),
@@ -185,6 +185,10 @@ pub struct PoliciesArgs {
     /// Skip the Fig. 5 ablations (30 % budget).
     #[arg(long)]
     pub no_ablations: bool,
+    /// Run the six policies at every budget of Fig. 4, 30 % to 90 % of the peak in steps of 10,
+    /// instead of 30 % and 50 % only.
+    #[arg(long)]
+    pub budgets: bool,
     /// Print the report as JSON instead of tables.
     #[arg(long)]
     pub json: bool,

@@ -1,6 +1,14 @@
 //! `sim-harness policies`: the paper's six memory policies (§IV "Policies": RECOMP, SWAP, DTE,
 //! BW, BW+ZVC, PlaneZip) and the Fig. 5 ablations on the captured models (`data/MODEL/`,
-//! docs/DUMP-FORMAT.md §2–3), at 30 % and 50 % of the unlimited-memory peak on platforms A and B.
+//! docs/DUMP-FORMAT.md §2–3), at 30 % and 50 % of the unlimited-memory peak on platforms A and B
+//! (`--budgets`: 30 % to 90 % in steps of 10, Fig. 4).
+//!
+//! Means are taken over the paper's five models ([`PAPER_MODELS`]), beside the paper's figures,
+//! and separately over our other models (EfficientNet-Lite0, MiniLM); a policy that finds no plan
+//! for a model is listed with its reason, never left out silently. Per run the report carries the
+//! stall time, recompute time and swapped bytes, and [`Secondary`] the §V-C/D counts: DTE swapping
+//! nothing, the compression-aware plan kept, the lowest budget within 5 % of full speed, and
+//! PlaneZip's swapped bytes and recompute time against BW's.
 //!
 //! Protocol (§IV): each model's training trace (`trace-train.json`, the paper's batch) is
 //! simulated by [`planner`]; the compressed policies plan with the ratios of captured iteration
@@ -19,7 +27,7 @@ use crate::ratios::measure;
 use anyhow::{Context, Result, bail};
 use engine::golden::SymbolWidth;
 use planner::platform::Platform;
-use planner::policy::{Compression, Policy, SweepCase, sweep};
+use planner::policy::{Compression, FULL_SPEED_OVERHEAD, Policy, SweepCase, full_speed_budget, sweep};
 use planner::predictor::{Predictor, SignatureKind};
 use planner::ratios::RatioTable;
 use planner::trace::{Dtype, Producer, TensorKind, Trace};
@@ -35,6 +43,34 @@ pub const PLAN_ITERATION: usize = 1;
 pub const TRANSFER_ITERATION: usize = 2;
 /// Budgets of the main table, as fractions of the unlimited-memory peak.
 pub const BUDGETS: [f64; 2] = [0.3, 0.5];
+/// Budgets of `--budgets` (Fig. 4: 30 % to 90 % of the peak in steps of 10).
+pub const BUDGET_SWEEP: [f64; 7] = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+/// The five models of the paper (Table I); the paper's means are over these.
+pub const PAPER_MODELS: [&str; 5] = ["resnet50", "densenet121", "efficientnet_b0", "vit_b16", "gpt2"];
+
+/// Which models a mean is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum ModelGroup {
+    /// The paper's five models ([`PAPER_MODELS`]), comparable with the paper's means.
+    Paper,
+    /// Our other models (EfficientNet-Lite0, MiniLM, ...), not in the paper.
+    Ours,
+}
+
+impl ModelGroup {
+    /// The group of `model`.
+    pub fn of(model: &str) -> ModelGroup {
+        if PAPER_MODELS.contains(&model) { ModelGroup::Paper } else { ModelGroup::Ours }
+    }
+
+    /// Label in the tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            ModelGroup::Paper => "the paper's five models",
+            ModelGroup::Ours => "our other models",
+        }
+    }
+}
 /// Budget of the Fig. 5 ablations, as a fraction of the peak.
 pub const ABLATION_BUDGET: f64 = 0.3;
 /// ResNet-50 at batch 128 on platform B with unlimited memory: the paper's modelled throughput, images/s.
@@ -292,19 +328,44 @@ pub struct Run {
     pub plan: Option<String>,
     /// Re-plans with a tighter target before the plan fitted.
     pub replans: Option<usize>,
+    /// Overflow re-plans of the portfolio's members under the predictions (planner rows).
+    pub member_replans: Option<usize>,
     /// Raw bytes swapped out.
     pub swapped_raw_bytes: Option<u64>,
     /// Bytes of those swap-outs on the link.
     pub swapped_wire_bytes: Option<u64>,
+    /// Tensors the plan swaps.
+    pub swapped_tensors: Option<usize>,
+    /// Tensors the plan drops.
+    pub dropped_tensors: Option<usize>,
+    /// Time the compute stream waited for memory or prefetches, ms.
+    pub stall_ms: Option<f64>,
+    /// Time spent replaying ops for recomputation, ms.
+    pub recompute_ms: Option<f64>,
+    /// For the compressed planner rows: whether the portfolio kept a plan built with the predicted
+    /// compressed sizes (`planner::plan::Member::is_compression_aware`).
+    pub compression_aware_plan: Option<bool>,
     /// Why no plan ran.
     pub error: Option<String>,
 }
 
-/// Mean overhead of one row on one platform and budget over the models where it ran.
+/// A model for which a policy found no plan, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Failure {
+    /// Model name.
+    pub model: String,
+    /// The planner's or simulator's error.
+    pub reason: String,
+}
+
+/// Mean overhead of one row on one platform and budget over one group of models: over the models
+/// where it ran, with every model where it did not listed in `failed`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Mean {
     /// Policy or ablation.
     pub row: Row,
+    /// The models averaged over.
+    pub group: ModelGroup,
     /// Platform `A` or `B`.
     pub platform: String,
     /// Budget as a fraction of the unlimited peak.
@@ -315,8 +376,90 @@ pub struct Mean {
     pub models: usize,
     /// Models tried.
     pub of_models: usize,
-    /// The paper's mean over its five models in %, where it gives one.
+    /// The models without a plan, with the reason.
+    pub failed: Vec<Failure>,
+    /// The paper's mean over its five models in %, where it gives one (for [`ModelGroup::Paper`]).
     pub paper_pct: Option<f64>,
+}
+
+/// A count over configurations (model, platform, budget) of the paper's five models.
+#[derive(Clone, Debug, Serialize)]
+pub struct Count {
+    /// Configurations where the property holds.
+    pub count: usize,
+    /// Configurations where the policy ran.
+    pub of: usize,
+    /// Configurations where it found no plan.
+    pub failed: usize,
+}
+
+/// §V-C "within 5 % of full speed down to X % of the peak" for one policy and platform.
+#[derive(Clone, Debug, Serialize)]
+pub struct FullSpeed {
+    /// The policy.
+    pub row: Row,
+    /// Platform `A` or `B`.
+    pub platform: String,
+    /// Per model of the paper's five: X in % of the peak (linear interpolation between budgets,
+    /// overhead 0 at 100 %), and whether X is only an upper bound (within 5 % at every budget run).
+    pub per_model: BTreeMap<String, (f64, bool)>,
+    /// Mean of `per_model`, % of the peak.
+    pub mean_pct: Option<f64>,
+    /// The paper's average, % of the peak, where it gives one.
+    pub paper_pct: Option<f64>,
+}
+
+/// PlaneZip against BW on one platform and budget, summed over the paper's five models where both
+/// ran (§V-D: "PlaneZip swaps 1.5× (A) and 2.1× (B) more bytes and spends 30 % (A) and 31 % (B)
+/// less time on recomputation").
+#[derive(Clone, Debug, Serialize)]
+pub struct Versus {
+    /// Platform `A` or `B`.
+    pub platform: String,
+    /// Budget as a fraction of the peak.
+    pub budget_fraction: f64,
+    /// Models summed over.
+    pub models: usize,
+    /// PlaneZip's swapped raw bytes.
+    pub planezip_swapped_raw_bytes: u64,
+    /// BW's swapped raw bytes.
+    pub bw_swapped_raw_bytes: u64,
+    /// PlaneZip's recompute time, ms.
+    pub planezip_recompute_ms: f64,
+    /// BW's recompute time, ms.
+    pub bw_recompute_ms: f64,
+}
+
+/// Re-plans after a simulated overflow, summed over a row's runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct Replans {
+    /// Policy or ablation.
+    pub row: Row,
+    /// Runs with a plan.
+    pub runs: usize,
+    /// Runs that needed at least one re-plan.
+    pub runs_replanned: usize,
+    /// Re-plans in all.
+    pub replans: usize,
+    /// Overflow re-plans of portfolio members under the predictions, all runs together.
+    pub member_replans: usize,
+}
+
+/// The secondary figures of §V-C/D, over the paper's five models and every platform and budget run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Secondary {
+    /// Budgets they were taken over.
+    pub budgets: Vec<f64>,
+    /// DTE plans that swap nothing (paper: 58 of 70).
+    pub dte_swaps_nothing: Count,
+    /// PlaneZip runs whose portfolio kept a compression-aware plan (paper: 67 of 70).
+    pub compression_aware_kept: Count,
+    /// Lowest budget within 5 % of full speed, per main policy and platform.
+    pub full_speed: Vec<FullSpeed>,
+    /// PlaneZip against BW per platform and budget.
+    pub planezip_vs_bw: Vec<Versus>,
+    /// Overflow re-plans per row (all models).
+    pub replans: Vec<Replans>,
 }
 
 /// The ResNet-50 calibration point (§IV).
@@ -345,8 +488,10 @@ pub struct Report {
     pub models: Vec<ModelSummary>,
     /// Every simulated point, by model, platform, row, budget.
     pub runs: Vec<Run>,
-    /// Means over the models.
+    /// Means over the paper's five models and over ours, per row, platform and budget.
     pub means: Vec<Mean>,
+    /// The §V-C/D counts and comparisons.
+    pub secondary: Secondary,
     /// ResNet-50 calibration, if ResNet-50 is among the models.
     pub calibration: Option<Calibration>,
 }
@@ -427,10 +572,11 @@ pub fn evaluate(args: &PoliciesArgs) -> Result<Report> {
         models.push(summary);
     }
 
+    let main_budgets: &[f64] = if args.budgets { &BUDGET_SWEEP } else { &BUDGETS };
     let mut points: Vec<(&Prepared, Row, f64)> = Vec::new();
     for p in &prepared {
         for row in Row::MAIN {
-            points.extend(BUDGETS.iter().map(|&f| (p, row, f)));
+            points.extend(main_budgets.iter().map(|&f| (p, row, f)));
         }
         if !args.no_ablations {
             points.extend(Row::ABLATIONS.iter().map(|&row| (p, row, ABLATION_BUDGET)));
@@ -455,18 +601,30 @@ pub fn evaluate(args: &PoliciesArgs) -> Result<Report> {
                 iteration_ms: None,
                 plan: None,
                 replans: None,
+                member_replans: None,
                 swapped_raw_bytes: None,
                 swapped_wire_bytes: None,
+                swapped_tensors: None,
+                dropped_tensors: None,
+                stall_ms: None,
+                recompute_ms: None,
+                compression_aware_plan: None,
                 error: None,
             };
             match outcome {
                 Ok(o) => {
+                    run.compression_aware_plan = o.compression_aware_plan();
                     run.overhead_pct = Some(o.report.overhead() * 100.0);
                     run.iteration_ms = Some(o.report.iteration_ns / 1e6);
                     run.plan = Some(o.plan_label);
                     run.replans = Some(o.replans);
+                    run.member_replans = o.member.map(|_| o.member_replans);
                     run.swapped_raw_bytes = Some(o.report.swapped_raw_bytes);
                     run.swapped_wire_bytes = Some(o.report.swapped_wire_bytes);
+                    run.swapped_tensors = Some(o.report.swapped_tensors);
+                    run.dropped_tensors = Some(o.report.dropped_tensors);
+                    run.stall_ms = Some(o.report.stall_ns / 1e6);
+                    run.recompute_ms = Some(o.report.recompute_ns / 1e6);
                 }
                 Err(e) => run.error = Some(e.to_string()),
             }
@@ -475,26 +633,9 @@ pub fn evaluate(args: &PoliciesArgs) -> Result<Report> {
         .collect();
     runs.sort_by(|a, b| (&a.model, &a.platform, a.row).cmp(&(&b.model, &b.platform, b.row)).then(a.budget_fraction.total_cmp(&b.budget_fraction)));
 
-    let mut means = Vec::new();
     let rows: Vec<Row> = Row::MAIN.iter().chain(if args.no_ablations { &[][..] } else { &Row::ABLATIONS[..] }).copied().collect();
-    for row in rows {
-        let budgets: &[f64] = if Row::MAIN.contains(&row) { &BUDGETS } else { &[ABLATION_BUDGET] };
-        for platform in ["A", "B"] {
-            for &f in budgets {
-                let of: Vec<&Run> = runs.iter().filter(|r| r.row == row && r.platform == platform && r.budget_fraction == f).collect();
-                let ok: Vec<f64> = of.iter().filter_map(|r| r.overhead_pct).collect();
-                means.push(Mean {
-                    row,
-                    platform: platform.to_owned(),
-                    budget_fraction: f,
-                    overhead_pct: (!ok.is_empty()).then(|| ok.iter().sum::<f64>() / ok.len() as f64),
-                    models: ok.len(),
-                    of_models: of.len(),
-                    paper_pct: row.paper_mean_pct(platform, f),
-                });
-            }
-        }
-    }
+    let means = means(&runs, &rows, main_budgets);
+    let secondary = secondary(&runs, &rows, main_budgets);
     let calibration = models.iter().find(|m| m.model == "resnet50").map(|m| {
         let images_per_s = m.unlimited_samples_per_s["B"];
         Calibration {
@@ -505,7 +646,121 @@ pub fn evaluate(args: &PoliciesArgs) -> Result<Report> {
             vs_paper_pct: (images_per_s / PAPER_RESNET50_B_IMAGES_PER_S - 1.0) * 100.0,
         }
     });
-    Ok(Report { plan_iteration: PLAN_ITERATION, transfer_iteration: TRANSFER_ITERATION, models, runs, means, calibration })
+    Ok(Report { plan_iteration: PLAN_ITERATION, transfer_iteration: TRANSFER_ITERATION, models, runs, means, secondary, calibration })
+}
+
+/// Means per row, platform, budget and model group; failures listed, not averaged.
+fn means(runs: &[Run], rows: &[Row], main_budgets: &[f64]) -> Vec<Mean> {
+    let mut means = Vec::new();
+    for &row in rows {
+        let budgets: &[f64] = if Row::MAIN.contains(&row) { main_budgets } else { &[ABLATION_BUDGET] };
+        for group in [ModelGroup::Paper, ModelGroup::Ours] {
+            for platform in ["A", "B"] {
+                for &f in budgets {
+                    let of: Vec<&Run> = runs
+                        .iter()
+                        .filter(|r| r.row == row && r.platform == platform && r.budget_fraction == f && ModelGroup::of(&r.model) == group)
+                        .collect();
+                    if of.is_empty() {
+                        continue;
+                    }
+                    let ok: Vec<f64> = of.iter().filter_map(|r| r.overhead_pct).collect();
+                    let failed = of
+                        .iter()
+                        .filter(|r| r.overhead_pct.is_none())
+                        .map(|r| Failure { model: r.model.clone(), reason: r.error.clone().unwrap_or_default() })
+                        .collect();
+                    means.push(Mean {
+                        row,
+                        group,
+                        platform: platform.to_owned(),
+                        budget_fraction: f,
+                        overhead_pct: (!ok.is_empty()).then(|| ok.iter().sum::<f64>() / ok.len() as f64),
+                        models: ok.len(),
+                        of_models: of.len(),
+                        failed,
+                        paper_pct: if group == ModelGroup::Paper { row.paper_mean_pct(platform, f) } else { None },
+                    });
+                }
+            }
+        }
+    }
+    means
+}
+
+/// The paper's "within 5 % of full speed down to X %" average, % of the peak (§V-C).
+fn paper_full_speed_pct(row: Row, platform: &str) -> Option<f64> {
+    let b = platform == "B";
+    match row {
+        Row::PlaneZip => Some(if b { 59.0 } else { 43.0 }),
+        Row::Bw => Some(if b { 67.0 } else { 54.0 }),
+        Row::Dte => Some(if b { 75.0 } else { 64.0 }),
+        _ => None,
+    }
+}
+
+/// The §V-C/D counts over the paper's five models.
+fn secondary(runs: &[Run], rows: &[Row], main_budgets: &[f64]) -> Secondary {
+    let paper: Vec<&Run> = runs.iter().filter(|r| ModelGroup::of(&r.model) == ModelGroup::Paper).collect();
+    let count = |row: Row, holds: &dyn Fn(&Run) -> bool| {
+        let of: Vec<&&Run> = paper.iter().filter(|r| r.row == row && main_budgets.contains(&r.budget_fraction)).collect();
+        let ran: Vec<&&&Run> = of.iter().filter(|r| r.overhead_pct.is_some()).collect();
+        Count { count: ran.iter().filter(|r| holds(r)).count(), of: ran.len(), failed: of.len() - ran.len() }
+    };
+    let dte_swaps_nothing = count(Row::Dte, &|r| r.swapped_tensors == Some(0));
+    let compression_aware_kept = count(Row::PlaneZip, &|r| r.compression_aware_plan == Some(true));
+    let mut full_speed = Vec::new();
+    for row in Row::MAIN {
+        for platform in ["A", "B"] {
+            let mut per_model = BTreeMap::new();
+            for model in PAPER_MODELS {
+                let points: Vec<(f64, Option<f64>)> = paper
+                    .iter()
+                    .filter(|r| r.model == model && r.row == row && r.platform == platform && main_budgets.contains(&r.budget_fraction))
+                    .map(|r| (r.budget_fraction, r.overhead_pct.map(|o| o / 100.0)))
+                    .collect();
+                if !points.is_empty() {
+                    let x = full_speed_budget(&points, FULL_SPEED_OVERHEAD);
+                    per_model.insert(model.to_owned(), (x.fraction * 100.0, x.at_most));
+                }
+            }
+            let mean_pct = (!per_model.is_empty()).then(|| per_model.values().map(|v| v.0).sum::<f64>() / per_model.len() as f64);
+            full_speed.push(FullSpeed { row, platform: platform.to_owned(), per_model, mean_pct, paper_pct: paper_full_speed_pct(row, platform) });
+        }
+    }
+    let mut planezip_vs_bw = Vec::new();
+    for platform in ["A", "B"] {
+        for &f in main_budgets {
+            let mut v = Versus { platform: platform.to_owned(), budget_fraction: f, models: 0, planezip_swapped_raw_bytes: 0, bw_swapped_raw_bytes: 0, planezip_recompute_ms: 0.0, bw_recompute_ms: 0.0 };
+            for model in PAPER_MODELS {
+                let find = |row: Row| paper.iter().find(|r| r.model == model && r.row == row && r.platform == platform && r.budget_fraction == f);
+                if let (Some(pz), Some(bw)) = (find(Row::PlaneZip), find(Row::Bw))
+                    && let (Some(pz_bytes), Some(bw_bytes), Some(pz_ms), Some(bw_ms)) = (pz.swapped_raw_bytes, bw.swapped_raw_bytes, pz.recompute_ms, bw.recompute_ms)
+                {
+                    v.models += 1;
+                    v.planezip_swapped_raw_bytes += pz_bytes;
+                    v.bw_swapped_raw_bytes += bw_bytes;
+                    v.planezip_recompute_ms += pz_ms;
+                    v.bw_recompute_ms += bw_ms;
+                }
+            }
+            planezip_vs_bw.push(v);
+        }
+    }
+    let replans = rows
+        .iter()
+        .map(|&row| {
+            let ran: Vec<&Run> = runs.iter().filter(|r| r.row == row && r.replans.is_some()).collect();
+            Replans {
+                row,
+                runs: ran.len(),
+                runs_replanned: ran.iter().filter(|r| r.replans > Some(0)).count(),
+                replans: ran.iter().filter_map(|r| r.replans).sum(),
+                member_replans: ran.iter().filter_map(|r| r.member_replans).sum(),
+            }
+        })
+        .collect();
+    Secondary { budgets: main_budgets.to_vec(), dte_swaps_nothing, compression_aware_kept, full_speed, planezip_vs_bw, replans }
 }
 
 fn cell(v: Option<f64>) -> String {
@@ -534,20 +789,23 @@ pub fn render(r: &Report) -> String {
     }
     let _ = writeln!(s, "(A ms / B ms: unlimited-memory iteration; PZ: PlaneZip ratio of all saved bytes at iteration {}'s per-signature ratios; unmatched: share of saved bytes kept at ratio 1)\n", r.transfer_iteration);
 
-    let _ = writeln!(s, "Overhead per model (%)");
-    let _ = writeln!(s, "{:<20} {:<28} {:>7} {:>7} {:>7} {:>7}", "model", "policy", "A 30%", "A 50%", "B 30%", "B 50%");
+    let budgets = &r.secondary.budgets;
+    let columns: Vec<(&str, f64)> = ["A", "B"].iter().flat_map(|&p| budgets.iter().map(move |&f| (p, f))).collect();
+    let pct = |f: f64| format!("{:.0}%", f * 100.0);
+    let _ = writeln!(s, "Overhead per model (%; ablations at {} only)", pct(ABLATION_BUDGET));
+    let _ = writeln!(s, "{:<20} {:<28} {}", "model", "policy", columns.iter().map(|&(p, f)| format!("{:>7}", format!("{p} {}", pct(f)))).collect::<Vec<_>>().join(" "));
     let find = |model: &str, row: Row, platform: &str, f: f64| r.runs.iter().find(|x| x.model == model && x.row == row && x.platform == platform && x.budget_fraction == f);
     let mut failures = Vec::new();
     for m in &r.models {
         for row in Row::MAIN.into_iter().chain(Row::ABLATIONS) {
             let mut cells = Vec::new();
             let mut any = false;
-            for (platform, f) in [("A", 0.3), ("A", 0.5), ("B", 0.3), ("B", 0.5)] {
+            for &(platform, f) in &columns {
                 cells.push(match find(&m.model, row, platform, f) {
                     Some(run) => {
                         any = true;
                         if let Some(e) = &run.error {
-                            failures.push(format!("{} {} {platform} {:.0}%: {e}", m.model, row.label(), f * 100.0));
+                            failures.push(format!("{} {} {platform} {}: {e}", m.model, row.label(), pct(f)));
                             "fail".to_owned()
                         } else {
                             cell(run.overhead_pct)
@@ -557,7 +815,7 @@ pub fn render(r: &Report) -> String {
                 });
             }
             if any {
-                let _ = writeln!(s, "{:<20} {:<28} {:>7} {:>7} {:>7} {:>7}", m.model, row.label(), cells[0], cells[1], cells[2], cells[3]);
+                let _ = writeln!(s, "{:<20} {:<28} {}", m.model, row.label(), cells.iter().map(|c| format!("{c:>7}")).collect::<Vec<_>>().join(" "));
             }
         }
     }
@@ -565,27 +823,116 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(s, "  fail: {f}");
     }
 
-    let _ = writeln!(s, "\nMean overhead over {} model(s) (%), beside the paper's means over its five models (paper: §V-C text at 50 %, Fig. 5 at 30 %)", r.models.len());
-    let _ = writeln!(s, "{:<28} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}", "policy", "A 30%", "paper", "A 50%", "paper", "B 30%", "paper", "B 50%", "paper");
-    for row in Row::MAIN.into_iter().chain(Row::ABLATIONS) {
-        let mut cells = Vec::new();
-        let mut any = false;
-        for (platform, f) in [("A", 0.3), ("A", 0.5), ("B", 0.3), ("B", 0.5)] {
-            let m = r.means.iter().find(|m| m.row == row && m.platform == platform && m.budget_fraction == f);
-            any |= m.is_some();
-            let ours = m.map_or(String::new(), |m| {
-                let v = cell(m.overhead_pct);
-                if m.models < m.of_models { format!("{v}*") } else { v }
-            });
-            cells.push(ours);
-            cells.push(cell(row.paper_mean_pct(platform, f)));
+    for group in [ModelGroup::Paper, ModelGroup::Ours] {
+        let in_group: Vec<&Mean> = r.means.iter().filter(|m| m.group == group).collect();
+        if in_group.is_empty() {
+            continue;
         }
-        if any {
-            let _ = writeln!(s, "{:<28} {}", row.label(), cells.iter().map(|c| format!("{c:>7}")).collect::<Vec<_>>().join(" "));
+        let mut names: Vec<&str> = r.models.iter().map(|m| m.model.as_str()).filter(|m| ModelGroup::of(m) == group).collect();
+        names.dedup();
+        let paper = group == ModelGroup::Paper;
+        if paper {
+            let _ = writeln!(s, "\nMean overhead (%) over {} ({}), ours beside the paper's in brackets (\"-\": the paper gives none; paper: §V-C text at 50 %, Fig. 5 at 30 %)", group.label(), names.join(", "));
+        } else {
+            let _ = writeln!(s, "\nMean overhead (%) over {} ({}; not in the paper)", group.label(), names.join(", "));
+        }
+        let head = |p: &str, f: f64| if paper { format!("{p} {} (paper)", pct(f)) } else { format!("{p} {}", pct(f)) };
+        let _ = writeln!(s, "{:<28} {}", "policy", columns.iter().map(|&(p, f)| format!("{:>14}", head(p, f))).collect::<Vec<_>>().join(" "));
+        let mut notes = Vec::new();
+        for row in Row::MAIN.into_iter().chain(Row::ABLATIONS) {
+            let mut cells = Vec::new();
+            let mut any = false;
+            for &(platform, f) in &columns {
+                let m = in_group.iter().find(|m| m.row == row && m.platform == platform && m.budget_fraction == f);
+                any |= m.is_some();
+                cells.push(m.map_or(String::new(), |m| {
+                    let mut v = cell(m.overhead_pct);
+                    if !m.failed.is_empty() {
+                        v = format!("{v}*{}", m.failed.len());
+                        for fail in &m.failed {
+                            notes.push(format!("{} {platform} {}: no plan for {}: {}", row.label(), pct(f), fail.model, fail.reason));
+                        }
+                    }
+                    if paper { format!("{v} ({})", cell(m.paper_pct)) } else { v }
+                }));
+            }
+            if any {
+                let _ = writeln!(s, "{:<28} {}", row.label(), cells.iter().map(|c| format!("{c:>14}")).collect::<Vec<_>>().join(" "));
+            }
+        }
+        if !notes.is_empty() {
+            let _ = writeln!(s, "(*N: mean over the models with a plan; N models failed:)");
+            for n in notes {
+                let _ = writeln!(s, "  {n}");
+            }
         }
     }
-    if r.means.iter().any(|m| m.models < m.of_models) {
-        let _ = writeln!(s, "(* mean over the models where the policy produced a plan)");
+
+    let _ = writeln!(s, "\nPer run: stall and recompute time (ms of the simulated iteration), swapped bytes (GB = 1e9 B, raw and on the link), tensors swapped/dropped, overflow re-plans");
+    let _ = writeln!(s, "{:<20} {:<4} {:>6} {:<28} {:>8} {:>9} {:>10} {:>9} {:>9} {:>9} {:>4}  plan", "model", "plat", "budget", "policy", "ovh %", "stall ms", "recomp ms", "swap GB", "wire GB", "sw/dr", "rpl");
+    let gb = |b: Option<u64>| b.map_or_else(|| "-".to_owned(), |b| format!("{:.3}", b as f64 / 1e9));
+    for run in &r.runs {
+        let counts = match (run.swapped_tensors, run.dropped_tensors) {
+            (Some(sw), Some(dr)) => format!("{sw}/{dr}"),
+            _ => "-".to_owned(),
+        };
+        let _ = writeln!(
+            s,
+            "{:<20} {:<4} {:>6} {:<28} {:>8} {:>9} {:>10} {:>9} {:>9} {:>9} {:>4}  {}",
+            run.model,
+            run.platform,
+            pct(run.budget_fraction),
+            run.row.label(),
+            run.error.as_ref().map_or_else(|| cell(run.overhead_pct), |_| "fail".to_owned()),
+            run.stall_ms.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}")),
+            run.recompute_ms.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}")),
+            gb(run.swapped_raw_bytes),
+            gb(run.swapped_wire_bytes),
+            counts,
+            run.replans.map_or_else(|| "-".to_owned(), |v| v.to_string()),
+            run.plan.as_deref().unwrap_or("-"),
+        );
+    }
+
+    let sec = &r.secondary;
+    let configs = format!("(model, platform, budget) configurations of the paper's five models at budgets {}", budgets.iter().map(|&f| pct(f)).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(s, "\nSecondary figures over the {configs}:");
+    let c = &sec.dte_swaps_nothing;
+    let _ = writeln!(s, "DTE swaps nothing in {} of {} configurations with a plan ({} without a plan) (paper: 58 of 70)", c.count, c.of, c.failed);
+    let c = &sec.compression_aware_kept;
+    let _ = writeln!(s, "PlaneZip keeps a compression-aware plan in {} of {} configurations with a plan ({} without a plan) (paper: 67 of 70)", c.count, c.of, c.failed);
+    let _ = writeln!(s, "Within 5 % of full speed down to X % of the peak (linear interpolation between budgets, 0 % overhead at 100 %; \"<=\": within 5 % at every budget run):");
+    for fs in &sec.full_speed {
+        let models = fs.per_model.iter().map(|(m, &(x, at_most))| format!("{m} {}{x:.0}", if at_most { "<=" } else { "" })).collect::<Vec<_>>().join(", ");
+        let bound = if fs.per_model.values().any(|v| v.1) { "<=" } else { "" };
+        let _ = writeln!(
+            s,
+            "  {:<10} {}: mean {bound}{} % (paper {}) [{models}]",
+            fs.row.label(),
+            fs.platform,
+            cell(fs.mean_pct),
+            fs.paper_pct.map_or_else(|| "-".to_owned(), |p| format!("{p:.0} %")),
+        );
+    }
+    let _ = writeln!(s, "PlaneZip against BW, summed over the paper's five models where both ran (paper, §V-D: 1.5x (A) and 2.1x (B) the swapped bytes, 30 % (A) and 31 % (B) less recompute time):");
+    for v in &sec.planezip_vs_bw {
+        let bytes_ratio = if v.bw_swapped_raw_bytes > 0 { format!("{:.2}x", v.planezip_swapped_raw_bytes as f64 / v.bw_swapped_raw_bytes as f64) } else { "-".to_owned() };
+        let recompute = if v.bw_recompute_ms > 0.0 { format!("{:+.0} %", (v.planezip_recompute_ms / v.bw_recompute_ms - 1.0) * 100.0) } else { "-".to_owned() };
+        let _ = writeln!(
+            s,
+            "  {} {}: {} models; swapped GB (raw): PlaneZip {:.2}, BW {:.2} ({bytes_ratio}); recompute ms: PlaneZip {:.1}, BW {:.1} ({recompute})",
+            v.platform,
+            pct(v.budget_fraction),
+            v.models,
+            v.planezip_swapped_raw_bytes as f64 / 1e9,
+            v.bw_swapped_raw_bytes as f64 / 1e9,
+            v.planezip_recompute_ms,
+            v.bw_recompute_ms,
+        );
+    }
+    let _ = writeln!(s, "Overflow re-plans (all models; the plan that ran, and in brackets the portfolio members' under the predictions):");
+    for x in &sec.replans {
+        let _ = writeln!(s, "  {:<28} {} in {} of {} runs ({})", x.row.label(), x.replans, x.runs_replanned, x.runs, x.member_replans);
     }
     match &r.calibration {
         Some(c) => {

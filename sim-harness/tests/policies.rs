@@ -96,17 +96,60 @@ fn every_present_model_gets_every_policy_platform_and_budget() {
         }
     }
 
-    // Means are the means of the runs that produced a plan.
-    for mean in report["means"].as_array().unwrap() {
-        let ok: Vec<f64> = runs
+    // RECOMP finds a plan for every model at 50 % (dropout replays from its saved RNG state).
+    for model in &names {
+        for platform in ["A", "B"] {
+            let run = find(model, "Recomp", platform, 0.5);
+            assert!(num(&run["overhead_pct"]).is_some(), "{model} {platform}: {run}");
+        }
+    }
+    // Every run with a plan carries its stall and recompute time and swapped bytes.
+    for run in runs {
+        if num(&run["overhead_pct"]).is_some() {
+            for field in ["stall_ms", "recompute_ms", "swapped_raw_bytes", "swapped_wire_bytes", "swapped_tensors", "dropped_tensors"] {
+                assert!(num(&run[field]).is_some_and(|v| v >= 0.0), "{field}: {run}");
+            }
+        }
+    }
+
+    // Means are over one model group each (the paper's five, or ours): the mean of the runs of
+    // that group that produced a plan, and every run without one is listed with its reason.
+    let paper_models = ["resnet50", "densenet121", "efficientnet_b0", "vit_b16", "gpt2"];
+    let group_of = |model: &str| if paper_models.contains(&model) { "Paper" } else { "Ours" };
+    let means = report["means"].as_array().unwrap();
+    assert!(means.iter().any(|m| m["group"] == "Paper") || !names.iter().any(|m| group_of(m) == "Paper"));
+    for mean in means {
+        let of: Vec<&Value> = runs
             .iter()
             .filter(|r| r["row"] == mean["row"] && r["platform"] == mean["platform"] && r["budget_fraction"] == mean["budget_fraction"])
-            .filter_map(|r| num(&r["overhead_pct"]))
+            .filter(|r| group_of(r["model"].as_str().unwrap()) == mean["group"].as_str().unwrap())
             .collect();
+        let ok: Vec<f64> = of.iter().filter_map(|r| num(&r["overhead_pct"])).collect();
         assert_eq!(mean["models"].as_u64(), Some(ok.len() as u64));
+        assert_eq!(mean["of_models"].as_u64(), Some(of.len() as u64));
+        let failed: Vec<&str> = mean["failed"].as_array().unwrap().iter().map(|f| f["model"].as_str().unwrap()).collect();
+        let expected: Vec<&str> = of.iter().filter(|r| r["error"].is_string()).map(|r| r["model"].as_str().unwrap()).collect();
+        assert_eq!(failed, expected);
         if let Some(m) = num(&mean["overhead_pct"]) {
             assert!((m - ok.iter().sum::<f64>() / ok.len() as f64).abs() < 1e-9);
         }
+        if mean["group"] == "Ours" {
+            assert!(mean["paper_pct"].is_null(), "{mean}");
+        }
+    }
+
+    // The §V-C/D counts are those of the runs of the paper's five models.
+    let paper_runs = |row: &'static str| runs.iter().filter(move |r| r["row"] == row && paper_models.contains(&r["model"].as_str().unwrap()));
+    let sec = &report["secondary"];
+    let dte: Vec<&Value> = paper_runs("Dte").filter(|r| r["error"].is_null()).collect();
+    assert_eq!(sec["dte_swaps_nothing"]["of"].as_u64(), Some(dte.len() as u64));
+    assert_eq!(sec["dte_swaps_nothing"]["count"].as_u64(), Some(dte.iter().filter(|r| r["swapped_tensors"] == 0).count() as u64));
+    let pz: Vec<&Value> = paper_runs("PlaneZip").filter(|r| r["error"].is_null()).collect();
+    assert_eq!(sec["compression_aware_kept"]["count"].as_u64(), Some(pz.iter().filter(|r| r["compression_aware_plan"] == true).count() as u64));
+    for v in sec["planezip_vs_bw"].as_array().unwrap() {
+        let (platform, budget) = (v["platform"].as_str().unwrap(), num(&v["budget_fraction"]).unwrap());
+        let bytes: u64 = paper_runs("PlaneZip").filter(|r| r["platform"] == platform && num(&r["budget_fraction"]) == Some(budget)).filter_map(|r| r["swapped_raw_bytes"].as_u64()).sum();
+        assert_eq!(v["planezip_swapped_raw_bytes"].as_u64(), Some(bytes), "{v}");
     }
 
     // Calibration: batch / unlimited-memory iteration time of ResNet-50's training trace on B.
@@ -130,11 +173,54 @@ fn text_report_lists_the_models_and_the_paper_means() {
     let text = String::from_utf8_lossy(&o.stdout);
     let name = model.file_name().unwrap().to_str().unwrap();
     assert!(text.lines().any(|l| l.starts_with(name) && l.contains("PlaneZip")), "{text}");
-    // The paper's 50 % means sit beside ours: PlaneZip 3.5 (A) and 9.0 (B).
-    let row = text.lines().rev().find(|l| l.starts_with("PlaneZip ")).unwrap();
-    assert!(row.contains("3.5") && row.contains("9.0"), "{row}");
+    // The paper's 50 % means sit beside ours, over the paper's models: PlaneZip 3.5 (A) and 9.0 (B).
+    let means = text.split("Mean overhead (%) over the paper's five models").nth(1).expect("paper-model means");
+    let row = means.lines().find(|l| l.starts_with("PlaneZip ")).unwrap();
+    assert!(row.contains("(3.5)") && row.contains("(9.0)"), "{row}");
+    // Per-run stall, recompute and swapped bytes, and the secondary figures.
+    assert!(text.contains("stall ms") && text.contains("recomp ms") && text.contains("swap GB"), "{text}");
+    assert!(text.contains("DTE swaps nothing in ") && text.contains("compression-aware plan in "), "{text}");
+    assert!(text.contains("Within 5 % of full speed down to X % of the peak"), "{text}");
     assert!(!text.contains("oracle"), "ablations were skipped");
     assert!(text.contains("plan with iteration 1, transfer with iteration 2"));
+}
+
+#[test]
+fn budgets_flag_runs_thirty_to_ninety_percent() {
+    let model = present_models().into_iter().find(|d| d.ends_with("resnet50")).expect("data/resnet50");
+    let o = bin(&["policies", model.to_str().unwrap(), "--no-ablations", "--budgets", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    for row in MAIN {
+        for platform in ["A", "B"] {
+            let mut budgets: Vec<f64> = runs.iter().filter(|r| r["row"] == row && r["platform"] == platform).map(|r| num(&r["budget_fraction"]).unwrap()).collect();
+            budgets.sort_by(f64::total_cmp);
+            assert_eq!(budgets, vec![0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "{row} {platform}");
+        }
+    }
+    // One model, two platforms, seven budgets: 14 configurations per policy.
+    assert_eq!(report["secondary"]["dte_swaps_nothing"]["of"].as_u64().unwrap() + report["secondary"]["dte_swaps_nothing"]["failed"].as_u64().unwrap(), 14);
+    // "Within 5 %": the budget X lies where the overhead crosses 5 % between two measured budgets.
+    for fs in report["secondary"]["full_speed"].as_array().unwrap() {
+        let (row, platform) = (fs["row"].as_str().unwrap(), fs["platform"].as_str().unwrap());
+        let (x, at_most) = (num(&fs["per_model"]["resnet50"][0]).unwrap(), fs["per_model"]["resnet50"][1].as_bool().unwrap());
+        let overhead = |b: f64| runs.iter().find(|r| r["row"] == row && r["platform"] == platform && num(&r["budget_fraction"]) == Some(b)).and_then(|r| num(&r["overhead_pct"]));
+        if at_most {
+            assert_eq!(x, 30.0);
+            continue;
+        }
+        // Every measured budget above X is within 5 %, the one just below it is not (or has no plan).
+        for b in [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] {
+            if b * 100.0 > x + 1e-9 {
+                assert!(overhead(b).is_some_and(|o| o <= 5.0 + 1e-9), "{row} {platform} {b}: {x}");
+            }
+        }
+        let below = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9].into_iter().rev().find(|&b| b * 100.0 < x - 1e-9);
+        if let Some(b) = below {
+            assert!(overhead(b).is_none_or(|o| o > 5.0 - 1e-9), "{row} {platform} {b}: {x}");
+        }
+    }
 }
 
 /// Copies the first present model into a temporary directory, applies `damage`, and runs

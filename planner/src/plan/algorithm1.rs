@@ -41,27 +41,55 @@ pub fn algorithm1(
     ranking: Ranking,
     label: &str,
 ) -> Result<Plan, PlanError> {
-    let mut est = Estimate::new(w, plan_wire, label, false);
-    let target = target_bytes as i64;
-    // Line 1: copy-time budget B.
-    let copy_budget_ns = eta * w.forward_ns.min(w.backward_ns);
-    if eta > 0.0 && peak(&est.profile()).0 > target {
-        stage_one(&mut est, target, copy_budget_ns, ranking);
+    let mut excluded = vec![false; w.tensors.len()];
+    let mut round = 0;
+    loop {
+        let mut est = Estimate::new(w, plan_wire, label, false);
+        let target = target_bytes as i64;
+        // Line 1: copy-time budget B.
+        let copy_budget_ns = eta * w.forward_ns.min(w.backward_ns);
+        if eta > 0.0 && peak(&est.profile()).0 > target {
+            stage_one(&mut est, target, copy_budget_ns, ranking, &excluded);
+        }
+        let mut profile = BlockProfile::new(est.profile());
+        stage_two(&mut est, &mut profile, target)?;
+        // Line 12: prefetch each swapped tensor as early as the budget allows.
+        est.schedule_prefetches(&mut profile.into_vec(), target_bytes);
+        if !exclude_late_swaps(&est, &mut excluded, &mut round) {
+            return Ok(est.plan);
+        }
     }
-    let mut profile = BlockProfile::new(est.profile());
-    stage_two(&mut est, &mut profile, target)?;
-    // Line 12: prefetch each swapped tensor as early as the budget allows.
-    est.schedule_prefetches(&mut profile.into_vec(), target_bytes);
-    Ok(est.plan)
 }
 
-/// Lines 2-7: admit swaps in decreasing ρ until the copy time reaches B or the peak fits.
-fn stage_one(est: &mut Estimate, target: i64, copy_budget_ns: f64, ranking: Ranking) {
+/// At most this many times Algorithm 1 is rerun without the swaps whose
+/// prefetch, started where memory forced it, arrives after their first use.
+const MAX_DEADLINE_ROUNDS: usize = 3;
+
+/// Line 3's host-to-device deadline with the prefetch points that memory
+/// forces (line 12): marks the swaps of `est` that would arrive late as
+/// excluded from stage one and returns whether to plan again (while rounds
+/// remain, see [`MAX_DEADLINE_ROUNDS`]).
+fn exclude_late_swaps(est: &Estimate, excluded: &mut [bool], round: &mut usize) -> bool {
+    if *round >= MAX_DEADLINE_ROUNDS {
+        return false;
+    }
+    let late = est.late_prefetches();
+    for &t in &late {
+        excluded[t] = true;
+    }
+    *round += 1;
+    !late.is_empty()
+}
+
+/// Lines 2-7: admit swaps in decreasing ρ until the copy time reaches B or the
+/// peak fits, skipping `excluded` tensors (late prefetches of an earlier round).
+fn stage_one(est: &mut Estimate, target: i64, copy_budget_ns: f64, ranking: Ranking, excluded: &[bool]) {
     let w = est.w;
     let setup = w.platform.copy_setup_ns();
     let mut order: Vec<(f64, TensorIdx)> = w
         .candidates
         .iter()
+        .filter(|&&t| !excluded[t])
         .map(|&t| {
             let m = w.tensors[t].bytes as f64;
             let x = est.transfer_ns[t].max(f64::MIN_POSITIVE);
@@ -130,7 +158,7 @@ pub(crate) fn stage_two(est: &mut Estimate, profile: &mut BlockProfile, target: 
             }
             let cached = *scores[t].get_or_insert_with(|| {
                 est.replay_cost(t).map(|(cr, replay_bytes)| {
-                    let dependents = dependents_needing(est, t);
+                    let dependents = est.dependents_needing(t);
                     (cr * (1 + dependents) as f64 / (info.bytes.max(1) as f64 * w.idle_ns(t).max(1.0)), replay_bytes)
                 })
             });
@@ -162,21 +190,6 @@ pub(crate) fn stage_two(est: &mut Estimate, profile: &mut BlockProfile, target: 
             profile.add(from, to, -(w.tensors[t].bytes as i64));
         }
     }
-}
-
-/// Dropped tensors whose producer reads `t` and whose first backward use
-/// falls in `t`'s idle window: dropping `t` makes each of them replay it too.
-fn dependents_needing(est: &Estimate, t: TensorIdx) -> usize {
-    let w = est.w;
-    let info = &w.tensors[t];
-    let (lf, fb) = (info.last_forward_access.unwrap_or(0), info.first_backward_use.unwrap_or(0));
-    w.replay_dependents[t]
-        .iter()
-        .filter(|&&d| {
-            let dfb = w.tensors[d].first_backward_use.unwrap_or(0);
-            est.plan.decisions[d] == super::Decision::Drop && dfb > lf && dfb < fb
-        })
-        .count()
 }
 
 #[cfg(test)]
@@ -225,27 +238,34 @@ mod tests {
         ranking: Ranking,
         label: &str,
     ) -> Result<Plan, PlanError> {
-        let mut est = Estimate::new(w, plan_wire, label, false);
-        let target = target_bytes as i64;
-        // Line 1: copy-time budget B.
-        let copy_budget_ns = eta * w.forward_ns.min(w.backward_ns);
-        if eta > 0.0 && peak(&est.profile()).0 > target {
-            stage_one_reference(&mut est, target, copy_budget_ns, ranking);
+        let mut excluded = vec![false; w.tensors.len()];
+        let mut round = 0;
+        loop {
+            let mut est = Estimate::new(w, plan_wire, label, false);
+            let target = target_bytes as i64;
+            // Line 1: copy-time budget B.
+            let copy_budget_ns = eta * w.forward_ns.min(w.backward_ns);
+            if eta > 0.0 && peak(&est.profile()).0 > target {
+                stage_one_reference(&mut est, target, copy_budget_ns, ranking, &excluded);
+            }
+            let mut profile = est.profile();
+            stage_two_reference(&mut est, &mut profile, target)?;
+            // Line 12: prefetch each swapped tensor as early as the budget allows.
+            est.schedule_prefetches(&mut profile, target_bytes);
+            if !exclude_late_swaps(&est, &mut excluded, &mut round) {
+                return Ok(est.plan);
+            }
         }
-        let mut profile = est.profile();
-        stage_two_reference(&mut est, &mut profile, target)?;
-        // Line 12: prefetch each swapped tensor as early as the budget allows.
-        est.schedule_prefetches(&mut profile, target_bytes);
-        Ok(est.plan)
     }
 
     /// Lines 2-7: admit swaps in decreasing ρ until the copy time reaches B or the peak fits.
-    fn stage_one_reference(est: &mut Estimate, target: i64, copy_budget_ns: f64, ranking: Ranking) {
+    fn stage_one_reference(est: &mut Estimate, target: i64, copy_budget_ns: f64, ranking: Ranking, excluded: &[bool]) {
         let w = est.w;
         let setup = w.platform.copy_setup_ns();
         let mut order: Vec<(f64, TensorIdx)> = w
             .candidates
             .iter()
+            .filter(|&&t| !excluded[t])
             .map(|&t| {
                 let m = w.tensors[t].bytes as f64;
                 let x = est.transfer_ns[t].max(f64::MIN_POSITIVE);
@@ -313,7 +333,7 @@ mod tests {
                 if profile[fb] <= target && profile[fb] + replay_bytes as i64 > target {
                     continue;
                 }
-                let dependents = dependents_needing(est, t);
+                let dependents = est.dependents_needing(t);
                 let score = cr * (1 + dependents) as f64 / (info.bytes.max(1) as f64 * w.idle_ns(t).max(1.0));
                 if best.is_none_or(|(s, _)| score < s) {
                     best = Some((score, t));

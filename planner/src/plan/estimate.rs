@@ -243,9 +243,12 @@ impl<'a> Estimate<'a> {
 
     /// C_r(t): time to replay `t`'s producer (and, recursively, producers of
     /// inputs that are not resident) at its first backward use, and the bytes
-    /// of the recomputed inputs held during the replay. `None` if it cannot
+    /// of the inputs held during the replay (recomputed ones, and swapped-out
+    /// ones fetched back for it). A swapped-out input is fetched on demand:
+    /// it costs the copy setup plus its transfer time x_u (the compute stream
+    /// waits for it) and is freed again after the replay. `None` if it cannot
     /// be recomputed (no producer, non-replayable or in-place op, a needed
-    /// input that is swapped out or has no producer, or more than 32 replayed ops).
+    /// input that has no producer, or more than 32 replayed ops).
     pub fn replay_cost(&self, t: TensorIdx) -> ReplayCost {
         if let Some(cost) = self.replay_cache.borrow()[t] {
             return cost;
@@ -277,7 +280,10 @@ impl<'a> Estimate<'a> {
                 continue;
             }
             if matches!(self.plan.decisions[u], Decision::Swap { .. }) {
-                return None;
+                // Fetched back for the replay (its swap-out is done: it is absent at k).
+                time += w.platform.copy_setup_ns() + self.transfer_ns[u];
+                bytes += w.tensors[u].bytes;
+                continue;
             }
             let (tu, bu) = self.replay_at(u, k, replayed_ops, consulted)?;
             time += tu;
@@ -288,11 +294,53 @@ impl<'a> Estimate<'a> {
 
     /// Sets each swapped tensor's prefetch at the earliest op from which
     /// `profile + m_t` stays within `target` until its first backward use
-    /// (in order of first use); updates `profile`.
+    /// (in order of first use); updates `profile`. Each dropped tensor's
+    /// replay memory is reserved first (at its first backward use, the largest
+    /// replay there), so that no prefetch takes the bytes a replay needs.
     pub fn schedule_prefetches(&mut self, profile: &mut [i64], target: u64) {
-        for i in 0..self.swaps_by_use.len() {
-            let t = self.swaps_by_use[i].1;
-            let fb = self.fb(t);
+        let reserved = self.replay_reservations();
+        for &(op, bytes) in &reserved {
+            profile[op] += bytes;
+        }
+        let points = self.prefetch_points(profile, target);
+        for (t, p) in points {
+            if let Decision::Swap { prefetch_at, .. } = &mut self.plan.decisions[t] {
+                *prefetch_at = p;
+            }
+        }
+        for &(op, bytes) in &reserved {
+            profile[op] -= bytes;
+        }
+    }
+
+    /// The bytes each dropped tensor's replay holds besides the tensors the
+    /// profile counts, as `(first backward use, bytes)`, the largest per op
+    /// (replays at one op run one after another, each freeing its inputs).
+    fn replay_reservations(&self) -> Vec<(usize, i64)> {
+        let mut by_op: Vec<(usize, i64)> = Vec::new();
+        for t in self.plan.dropped() {
+            let bytes = self.replay_cost(t).map_or(0, |(_, b)| b as i64);
+            if bytes > 0 {
+                by_op.push((self.fb(t), bytes));
+            }
+        }
+        by_op.sort_unstable();
+        by_op.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            if same {
+                earlier.1 = earlier.1.max(later.1);
+            }
+            same
+        });
+        by_op
+    }
+
+    /// The earliest op from which each swapped tensor fits under `target`
+    /// until its first backward use, in order of first use, each taking its
+    /// bytes from then on: `(tensor, op)`. Adds the prefetched bytes to `profile`.
+    fn prefetch_points(&self, profile: &mut [i64], target: u64) -> Vec<(TensorIdx, usize)> {
+        let mut points = Vec::with_capacity(self.swaps_by_use.len());
+        for &(fb, t) in &self.swaps_by_use {
             let m = self.w.tensors[t].bytes as i64;
             let mut p = fb;
             while p > self.release[t] + 1 && profile[p - 1] + m <= target as i64 {
@@ -301,10 +349,53 @@ impl<'a> Estimate<'a> {
             for slot in &mut profile[p..fb] {
                 *slot += m;
             }
-            if let Decision::Swap { prefetch_at, .. } = &mut self.plan.decisions[t] {
-                *prefetch_at = p;
+            points.push((t, p));
+        }
+        points
+    }
+
+    /// Swapped tensors that the host-to-device queue delivers after their
+    /// first backward use when each prefetch starts at the point memory forced
+    /// ([`Estimate::schedule_prefetches`], which must have run) and not before
+    /// its swap-out is done; the queue is FIFO in prefetch order, as in the
+    /// simulator. Call after [`Estimate::schedule_swap_outs`].
+    pub fn late_prefetches(&self) -> Vec<TensorIdx> {
+        let w = self.w;
+        let mut order: Vec<(usize, TensorIdx)> = self
+            .swaps_by_use
+            .iter()
+            .filter_map(|&(_, t)| match self.plan.decisions[t] {
+                Decision::Swap { prefetch_at, .. } => Some((prefetch_at, t)),
+                _ => None,
+            })
+            .collect();
+        order.sort_unstable();
+        let mut free_at = 0.0f64;
+        let mut late = Vec::new();
+        for (p, t) in order {
+            let ready = self.swap_done_ns[t].max(w.op_start_ns[p]);
+            let done = ready.max(free_at) + w.platform.copy_setup_ns() + self.transfer_ns[t];
+            free_at = done;
+            if done > w.op_start_ns[self.fb(t)] {
+                late.push(t);
             }
         }
+        late
+    }
+
+    /// Dropped tensors whose producer reads `t` and whose first backward use
+    /// falls in `t`'s idle window: dropping `t` makes each of them replay it
+    /// too, so its C_r is charged once more for each (paper §III-C, after DTR).
+    pub fn dependents_needing(&self, t: TensorIdx) -> usize {
+        let w = self.w;
+        let (lf, fb) = (self.lf(t), self.fb(t));
+        w.replay_dependents[t]
+            .iter()
+            .filter(|&&d| {
+                let dfb = self.fb(d);
+                self.plan.decisions[d] == Decision::Drop && dfb > lf && dfb < fb
+            })
+            .count()
     }
 }
 
@@ -326,6 +417,62 @@ mod tests {
     use crate::synth::{SynthConfig, random_trace};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+
+    /// Replay memory is reserved before prefetches are placed (issue #13, item 4).
+    /// Trace (kB; every op 1 GFLOP, about 110 µs on platform A):
+    ///
+    /// ```text
+    /// op0 fwd: x -> z (8)      op4 bwd: c -> g1 (1)
+    /// op1 fwd: x -> a (8)      op5 bwd: b, g1 -> g2 (1)
+    /// op2 fwd: a -> b (8)      op6 bwd: a, g2 -> g3 (1)
+    /// op3 fwd: b -> c (1)      op7 bwd: z, x, g3 -> g4 (1)
+    /// ```
+    /// x is a 1 kB input, resident throughout (op7 reads it). Plan: swap z, drop a and b.
+    /// Memory per op with z, a, b resident: 9, 17, 25, 26, 27, 27, 19, 11.
+    #[test]
+    fn prefetches_leave_room_for_replays() {
+        use crate::sim::{SimError, simulate};
+        use crate::trace::{Phase, TensorKind, TraceBuilder};
+        let mut b = TraceBuilder::new("reserve");
+        let op = |b: &mut TraceBuilder, phase, reads: &[u64], out: u64| b.op("op", phase).flops(1_000_000_000).reads(reads).output(out).finish()[0];
+        let x = b.tensor(1_000, TensorKind::Input);
+        let z = op(&mut b, Phase::Forward, &[x], 8_000);
+        let a = op(&mut b, Phase::Forward, &[x], 8_000);
+        let bb = op(&mut b, Phase::Forward, &[a], 8_000);
+        let c = op(&mut b, Phase::Forward, &[bb], 1_000);
+        let g1 = op(&mut b, Phase::Backward, &[c], 1_000);
+        let g2 = op(&mut b, Phase::Backward, &[bb, g1], 1_000);
+        let g3 = op(&mut b, Phase::Backward, &[a, g2], 1_000);
+        op(&mut b, Phase::Backward, &[z, x, g3], 1_000);
+        let w = Workload::new(&b.build().unwrap(), &Platform::a());
+        let (z, a, bb) = (z as usize, a as usize, bb as usize);
+        assert_eq!(w.base_profile_bytes, vec![9_000, 17_000, 25_000, 26_000, 27_000, 27_000, 19_000, 11_000]);
+        let raw: Vec<u64> = w.tensors.iter().map(|t| t.bytes).collect();
+        let mut est = Estimate::new(&w, &raw, "reserve", false);
+        est.set_swap(z);
+        let _ = est.set(a, Decision::Drop);
+        let _ = est.set(bb, Decision::Drop);
+        est.schedule_swap_outs();
+        // z's D2H: 5 µs + 8,000 B / 12 B/ns, done during op1: absent from op2. a is
+        // absent in ops 3..5, b in op4: 9, 17, 17, 10, 3, 11, 11, 11.
+        let mut profile = est.profile();
+        assert_eq!(profile, vec![9_000, 17_000, 17_000, 10_000, 3_000, 11_000, 11_000, 11_000]);
+        // b's replay at op5 recomputes a (8 kB held); a's at op6 reads x only.
+        assert_eq!(est.replay_cost(bb).map(|(_, bytes)| bytes), Some(8_000));
+        assert_eq!(est.replay_cost(a).map(|(_, bytes)| bytes), Some(0));
+        // Target 20 kB. Without the reservation z would come back at op3 (ops 3..6
+        // at 18, 11, 19, 19 kB); with 8 kB reserved at op5 (11 + 8 + 8 = 27 > 20) it
+        // comes back at op6 (11 + 8 = 19).
+        est.schedule_prefetches(&mut profile, 20_000);
+        assert_eq!(est.plan.decisions[z], Decision::Swap { swap_out_after: 0, prefetch_at: 6 });
+        // The simulator agrees: prefetched at op3, z takes the bytes b's replay
+        // needs at op5 (x + z + g1 + a = 18 kB, then b does not fit) and no
+        // swap-out is pending: an overflow; prefetched at op6, the plan runs.
+        assert!(simulate(&w, &est.plan, &raw, 20_000).is_ok());
+        let mut early = est.plan.clone();
+        early.decisions[z] = Decision::Swap { swap_out_after: 0, prefetch_at: 3 };
+        assert!(matches!(simulate(&w, &early, &raw, 20_000), Err(SimError::Overflow { op: 5, .. })));
+    }
 
     /// The schedule that stops early after a single insertion or removal
     /// against one built from scratch, after every change.

@@ -11,7 +11,9 @@
 //! are made resident: a swapped tensor waits for its prefetch (a stall), a
 //! dropped tensor is recomputed by replaying its producer (and, recursively,
 //! the producers of inputs that are no longer resident; those are freed again
-//! after the replay). Outputs are then allocated; an allocation that does not
+//! after the replay). A replay that needs a swapped-out input fetches it back
+//! on demand (setup + its transfer time, a stall), holds it during the replay
+//! and frees it again unless its own prefetch has been queued. Outputs are then allocated; an allocation that does not
 //! fit waits for pending swap-outs, and overflows (an error) if none is
 //! pending. After the op, swap-outs are queued, tensors past their last
 //! forward access are released (a dropped one at once, a swapped one when
@@ -186,6 +188,17 @@ pub fn simulate_logged(
     budget_bytes: u64,
 ) -> Result<(SimReport, Vec<Event>), SimError> {
     Sim::new(workload, plan, wire_bytes, budget_bytes, true)?.run()
+}
+
+/// How [`Sim::materialize`] made a tensor resident.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Materialized {
+    /// It was resident (or its planned prefetch brought it).
+    Resident,
+    /// Recomputed by a replay.
+    Recomputed,
+    /// Swapped out, its prefetch not yet queued: fetched back on demand.
+    Fetched,
 }
 
 /// Per-op actions of a plan, precomputed.
@@ -475,15 +488,16 @@ impl<'a> Sim<'a> {
         self.record(Event::Prefetch { tensor: t, start_ns: start, end_ns: done });
     }
 
-    /// Makes `t` resident with its data ready; returns true if it was
-    /// recomputed (the caller may free it again after a replay).
-    fn materialize(&mut self, t: TensorIdx) -> Result<bool, SimError> {
+    /// Makes `t` resident with its data ready and says how (a replay frees
+    /// what it recomputed or fetched on demand again afterwards).
+    fn materialize(&mut self, t: TensorIdx) -> Result<Materialized, SimError> {
         if self.resident[t] {
             self.stall_until(self.ready_at[t]);
-            return Ok(false);
+            return Ok(Materialized::Resident);
         }
         if self.on_host[t] {
             // Swapped out and not yet back: force its prefetch (or fetch on demand).
+            let how = if self.wanted_back[t] { Materialized::Resident } else { Materialized::Fetched };
             self.wanted_back[t] = true;
             if !self.prefetch_queue.contains(&t) {
                 self.prefetch_queue.push_back(t);
@@ -497,10 +511,10 @@ impl<'a> Sim<'a> {
                 self.wait_for_memory(self.w.tensors[front].bytes)?;
             }
             self.stall_until(self.ready_at[t]);
-            return Ok(false);
+            return Ok(how);
         }
         self.replay(t)?;
-        Ok(true)
+        Ok(Materialized::Recomputed)
     }
 
     /// Recomputes `t` by replaying its producer, materializing its inputs first.
@@ -511,10 +525,12 @@ impl<'a> Sim<'a> {
         if !w.ops[p].replayable || w.ops[p].counted_inputs.contains(&t) {
             return Err(not_recomputable);
         }
-        let mut temps = Vec::new();
+        let (mut temps, mut fetched) = (Vec::new(), Vec::new());
         for &u in &w.ops[p].counted_inputs {
-            if self.materialize(u)? {
-                temps.push(u);
+            match self.materialize(u)? {
+                Materialized::Recomputed => temps.push(u),
+                Materialized::Fetched => fetched.push(u),
+                Materialized::Resident => {}
             }
         }
         self.alloc(t)?;
@@ -525,6 +541,11 @@ impl<'a> Sim<'a> {
         self.ready_at[t] = self.now;
         self.record(Event::Replay { op: p, tensor: t, start_ns: start, end_ns: self.now });
         for u in temps {
+            self.free(u);
+        }
+        for u in fetched {
+            // Back to the host copy; its planned prefetch brings it again.
+            self.wanted_back[u] = false;
             self.free(u);
         }
         Ok(())
