@@ -6,9 +6,10 @@
 #   verilator      lint of every exported top and the Verilator models of cocotb-free-tests
 #   iverilog       the short Icarus run that shows the Verilog is simulator-independent
 #   g++, make      what `verilator --binary` builds its models with
+#   gtkwave        vcd2fst, which checks the VCD of `sim-harness stream --vcd` in its tests
 set -euo pipefail
-packages=(yosys opensta verilator iverilog g++ make)
-commands=(yosys sta verilator iverilog g++ make)
+packages=(yosys opensta verilator iverilog g++ make gtkwave)
+commands=(yosys sta verilator iverilog g++ make vcd2fst)
 need=()
 for i in "${!commands[@]}"; do
     command -v "${commands[$i]}" >/dev/null 2>&1 || need+=("${packages[$i]}")

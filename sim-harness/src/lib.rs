@@ -1,57 +1,47 @@
 //! Library side of the `sim-harness` program: everything `main.rs` dispatches to, kept in a
 //! library so integration tests can call it directly.
 //!
-//! * [`cli`]: the command line (clap derive).
-//! * [`tensors`]: reading `.safetensors` / `.npy` files.
+//! * [`cli`]: the command line (clap derive); [`commands`]: what each subcommand does.
+//! * [`eval`]: the default run, the paper's whole evaluation in one report.
+//! * [`tensors`], [`inputs`]: reading `.safetensors` / `.npy` files and dump directories.
 //! * [`convert`]: f32 → bf16 (round to nearest even).
-//! * [`ratios`] and [`report`]: the `ratios` measurement and its tables.
+//! * [`ratios`], [`measure`] and [`report`]: compression ratios and their tables.
 //! * [`container_cmd`]: `compress` / `decompress`.
 //! * [`dump`]: the capture dumps of docs/DUMP-FORMAT.md.
-//! * [`policies`]: the memory policies on the captured models.
+//! * [`policies`]: the memory policies on the captured models; [`grid`]: any grid of them,
+//!   sharded and merged.
+//! * [`engine_backend`]: the engine at `model`, `sampled` or `cycle` fidelity; [`stream`]: the
+//!   golden-codec check of what it produced; [`clock`]: the engine clock and its source.
+//! * [`figures`]: the `report` folder (CSV, JSON, SVG, index.html).
+//! * [`vcd_out`]: `stream --vcd`, a readable waveform of the lane.
+//! * [`progress`]: progress bars.
 //! * [`peers`]: PlaneZip beside software codecs (ratio and speed).
 
 pub mod cli;
+pub mod clock;
+pub mod commands;
 pub mod container_cmd;
 pub mod convert;
 pub mod dump;
+pub mod engine_backend;
+pub mod eval;
+pub mod figures;
+pub mod grid;
+pub mod inputs;
+pub mod measure;
 pub mod peers;
 pub mod policies;
+pub mod progress;
 pub mod ratios;
 pub mod report;
+pub mod stream;
 pub mod tensors;
+pub mod vcd_out;
 
 use anyhow::Result;
-use cli::{Cli, Command};
+use cli::Cli;
 
 /// Runs one parsed command line, printing its results to stdout.
 pub fn run(cli: Cli) -> Result<()> {
-    match cli.command {
-        Command::Ratios(args) => {
-            let mut reports = Vec::new();
-            for path in &args.paths {
-                let file = path.display().to_string();
-                for t in tensors::load(path)? {
-                    reports.extend(ratios::report_tensor(&file, &t, args.symbol_bits.map(|b| b.width())));
-                }
-            }
-            let totals = ratios::totals(&reports);
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "tensors": reports, "totals": totals }))?);
-            } else {
-                print!("{}", report::ratios_table(&reports, &totals, args.summary));
-            }
-        }
-        Command::Compress(args) => {
-            let (input, raw, out) = container_cmd::compress(&args)?;
-            let converted = if raw == input { String::new() } else { format!(", {raw} bytes as bf16") };
-            println!("compressed {} ({input} bytes{converted}) -> {} ({out} bytes), ratio {:.3}x", args.input.display(), args.output.display(), ratios::ratio(raw, out));
-        }
-        Command::Policies(args) => policies::run(&args)?,
-        Command::Peers(args) => peers::run(&args)?,
-        Command::Decompress(args) => {
-            let (inp, out) = container_cmd::decompress(&args)?;
-            println!("decompressed {} ({inp} bytes) -> {} ({out} bytes)", args.input.display(), args.output.display());
-        }
-    }
-    Ok(())
+    commands::run(cli)
 }

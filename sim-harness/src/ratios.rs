@@ -42,6 +42,8 @@ impl WireBytes {
 /// What was measured for one tensor in one precision.
 #[derive(Clone, Debug, Serialize)]
 pub struct TensorReport {
+    /// Model the tensor belongs to (dump's model, dump directory of a file, else the file's stem).
+    pub model: String,
     /// File the tensor came from.
     pub file: String,
     /// Tensor name.
@@ -84,7 +86,7 @@ pub fn measure(bytes: &[u8], width: SymbolWidth) -> (WireBytes, [usize; 5]) {
 
 /// The precisions a tensor is measured in: its own dtype, and bf16 (RNE) for f32 tensors.
 /// `force_bits` codes every tensor with that symbol width (the 32-bit-symbols ablation).
-pub fn report_tensor(file: &str, t: &Tensor, force_bits: Option<SymbolWidth>) -> Vec<TensorReport> {
+pub fn report_tensor(model: &str, file: &str, t: &Tensor, force_bits: Option<SymbolWidth>) -> Vec<TensorReport> {
     let mut variants: Vec<(String, std::borrow::Cow<[u8]>, SymbolWidth)> =
         vec![(t.dtype.clone(), (&t.bytes[..]).into(), SymbolWidth::for_dtype(&t.dtype))];
     if t.dtype == "F32" {
@@ -95,7 +97,7 @@ pub fn report_tensor(file: &str, t: &Tensor, force_bits: Option<SymbolWidth>) ->
         .map(|(precision, bytes, natural)| {
             let width = force_bits.unwrap_or(natural);
             let (wire_bytes, blocks_by_tag) = measure(&bytes, width);
-            TensorReport { file: file.into(), name: t.name.clone(), precision, symbol_bits: width.bits(), raw_bytes: bytes.len(), wire_bytes, blocks_by_tag }
+            TensorReport { model: model.into(), file: file.into(), name: t.name.clone(), precision, symbol_bits: width.bits(), raw_bytes: bytes.len(), wire_bytes, blocks_by_tag }
         })
         .collect()
 }
@@ -113,6 +115,24 @@ pub struct Totals {
     pub wire_bytes: WireBytes,
     /// PlaneZip blocks per chosen code: ZVC, DBX, BX, ZBX, raw.
     pub blocks_by_tag: [usize; 5],
+}
+
+/// Sums reports per model and precision class, in first-seen order.
+pub fn model_totals(reports: &[TensorReport]) -> Vec<(String, Vec<Totals>)> {
+    let mut models: Vec<String> = Vec::new();
+    for r in reports {
+        if !models.contains(&r.model) {
+            models.push(r.model.clone());
+        }
+    }
+    models
+        .into_iter()
+        .map(|m| {
+            let mine: Vec<TensorReport> = reports.iter().filter(|r| r.model == m).cloned().collect();
+            let t = totals(&mine);
+            (m, t)
+        })
+        .collect()
 }
 
 /// Sums reports per precision class, in first-seen order.

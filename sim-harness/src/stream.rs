@@ -1,0 +1,285 @@
+//! `stream`: tensors through an [`EngineBackend`], every chunk that came from the hardware checked
+//! against the golden codec: its wire bytes against the golden size model (Σ over chunks of
+//! 2 + header, FORMAT.md §8) and its bits decoded by the golden decoder back to the input. Any
+//! mismatch fails the run.
+
+use crate::clock::EngineClock;
+use crate::engine_backend::{EngineBackend, Fidelity, backend};
+use crate::inputs::NamedTensor;
+use crate::progress;
+use crate::ratios::measure;
+use anyhow::{Result, bail};
+use engine::golden::decode_stream;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// One tensor's run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TensorStream {
+    /// Position in the run's whole input (before `--shard`).
+    pub index: usize,
+    /// Model.
+    pub model: String,
+    /// Tensor.
+    pub name: String,
+    /// dtype coded.
+    pub dtype: String,
+    /// Symbol width.
+    pub symbol_bits: u32,
+    /// Raw bytes.
+    pub raw_bytes: usize,
+    /// Wire bytes the engine produced.
+    pub wire_bytes: usize,
+    /// Wire bytes of the golden size model.
+    pub golden_wire_bytes: usize,
+    /// Chunks, and how many came from the hardware simulation.
+    pub chunks: usize,
+    /// Chunks simulated cycle by cycle.
+    pub hardware_chunks: usize,
+    /// Blocks per chosen code (ZVC, DBX, BX, ZBX, raw).
+    pub blocks_by_tag: [u64; 5],
+    /// Engine cycles of the transfer (first beat in to last block out).
+    pub cycles: u64,
+    /// The same at the engine clock, ns.
+    pub ns: f64,
+    /// Hardware chunks whose wire bytes differ from the golden size model.
+    pub size_mismatches: usize,
+    /// Hardware chunks whose bits do not decode back to the input.
+    pub roundtrip_mismatches: usize,
+    /// Cycles simulated by the hardware model (all lanes).
+    pub simulated_cycles: u64,
+    /// CPU seconds of the hardware simulation.
+    pub simulated_seconds: f64,
+}
+
+/// A whole `stream` run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StreamReport {
+    /// Backend that ran, in words.
+    pub backend: String,
+    /// Fidelity asked for.
+    pub fidelity: Fidelity,
+    /// Engine clock, MHz, and its source.
+    pub clock_mhz: f64,
+    /// Where the clock came from.
+    pub clock_source: String,
+    /// `[K, N]` when this is shard K of N of the input's tensors.
+    pub shard: Option<[usize; 2]>,
+    /// Tensors of the whole input (all shards).
+    pub input_tensors: usize,
+    /// Per tensor.
+    pub tensors: Vec<TensorStream>,
+    /// Sums.
+    pub total: Totals,
+}
+
+/// Sums over a run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Totals {
+    /// Tensors.
+    pub tensors: usize,
+    /// Raw bytes.
+    pub raw_bytes: usize,
+    /// Engine wire bytes.
+    pub wire_bytes: usize,
+    /// Golden wire bytes.
+    pub golden_wire_bytes: usize,
+    /// Chunks.
+    pub chunks: usize,
+    /// Chunks simulated cycle by cycle.
+    pub hardware_chunks: usize,
+    /// Blocks by code.
+    pub blocks_by_tag: [u64; 5],
+    /// Engine cycles, summed over transfers.
+    pub cycles: u64,
+    /// Size mismatches.
+    pub size_mismatches: usize,
+    /// Round-trip mismatches.
+    pub roundtrip_mismatches: usize,
+    /// Simulated cycles (all lanes).
+    pub simulated_cycles: u64,
+    /// Seconds of hardware simulation, summed over threads (CPU time of the simulation loops).
+    pub simulated_seconds: f64,
+    /// Simulated cycles per second of simulation time (per core).
+    pub simulated_cycles_per_s: f64,
+    /// Raw MB (10^6 B) per second of simulation time through the hardware model (per core).
+    pub simulated_mb_per_s: f64,
+    /// Sustained engine throughput: raw bytes / (cycles at the clock), GB/s.
+    pub engine_gb_per_s: f64,
+}
+
+/// Streams one tensor and checks it.
+pub fn stream_one(b: &mut dyn EngineBackend, index: usize, t: &NamedTensor, clock: &EngineClock) -> Result<TensorStream> {
+    b.begin_transfer(index);
+    let out = b.compress(&t.bytes, t.width)?;
+    let golden = measure(&t.bytes, t.width).0.planezip;
+    let (mut size_bad, mut rt_bad, mut hw, mut tags) = (0, 0, 0, [0u64; 5]);
+    for (c, chunk) in out.chunks.iter().enumerate() {
+        for (a, x) in tags.iter_mut().zip(chunk.blocks_by_tag) {
+            *a += x;
+        }
+        let Some(bits) = &chunk.stream else { continue };
+        hw += 1;
+        let raw = &t.bytes[c * engine::golden::CHUNK_BYTES..][..chunk.raw_bytes];
+        if chunk.wire_bytes != measure(raw, t.width).0.planezip || bits.len() != chunk.wire_bytes {
+            size_bad += 1;
+        }
+        if decode_stream(bits, raw.len(), t.width).ok().as_deref() != Some(raw) {
+            rt_bad += 1;
+        }
+    }
+    Ok(TensorStream {
+        index,
+        model: t.model.clone(),
+        name: t.name.clone(),
+        dtype: t.dtype.clone(),
+        symbol_bits: t.width.bits(),
+        raw_bytes: t.bytes.len(),
+        wire_bytes: out.wire_bytes(),
+        golden_wire_bytes: golden,
+        chunks: out.chunks.len(),
+        hardware_chunks: hw,
+        blocks_by_tag: tags,
+        cycles: out.cycles,
+        ns: clock.ns(out.cycles),
+        size_mismatches: size_bad,
+        roundtrip_mismatches: rt_bad,
+        simulated_cycles: out.simulated_cycles,
+        simulated_seconds: out.simulated_seconds,
+    })
+}
+
+/// Streams `tensors` (rayon, one backend per worker), `indices[i]` being tensor i's position in
+/// the whole input of `input_tensors` (they differ under `--shard`), and sums the run. Does not
+/// fail on mismatches: [`check`] does.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    tensors: &[NamedTensor],
+    indices: &[usize],
+    input_tensors: usize,
+    shard: Option<[usize; 2]>,
+    fidelity: Fidelity,
+    sample_every: usize,
+    backpressure_seed: u32,
+    clock: &EngineClock,
+    quiet: bool,
+) -> Result<StreamReport> {
+    let bar = progress::bar(tensors.len() as u64, "streaming tensors", quiet);
+    let describe = backend(fidelity, sample_every, backpressure_seed).describe();
+    let rows: Vec<TensorStream> = tensors
+        .par_iter()
+        .zip(indices)
+        .map_init(
+            || backend(fidelity, sample_every, backpressure_seed),
+            |b, (t, &i)| {
+                let r = stream_one(b.as_mut(), i, t, clock);
+                bar.inc(1);
+                r
+            },
+        )
+        .collect::<Result<_>>()?;
+    bar.finish_and_clear();
+    let total = summarize(&rows, clock.mhz);
+    Ok(StreamReport { backend: describe, fidelity, clock_mhz: clock.mhz, clock_source: clock.source.clone(), shard, input_tensors, tensors: rows, total })
+}
+
+/// Sums per-tensor rows at a clock of `clock_mhz`.
+pub fn summarize(rows: &[TensorStream], clock_mhz: f64) -> Totals {
+    let mut s = Totals { tensors: rows.len(), ..Default::default() };
+    for r in rows {
+        s.raw_bytes += r.raw_bytes;
+        s.wire_bytes += r.wire_bytes;
+        s.golden_wire_bytes += r.golden_wire_bytes;
+        s.chunks += r.chunks;
+        s.hardware_chunks += r.hardware_chunks;
+        for (a, x) in s.blocks_by_tag.iter_mut().zip(r.blocks_by_tag) {
+            *a += x;
+        }
+        s.cycles += r.cycles;
+        s.size_mismatches += r.size_mismatches;
+        s.roundtrip_mismatches += r.roundtrip_mismatches;
+        s.simulated_cycles += r.simulated_cycles;
+        s.simulated_seconds += r.simulated_seconds;
+    }
+    let hw_bytes: usize = rows.iter().map(|r| r.hardware_chunks * engine::golden::CHUNK_BYTES).sum();
+    if s.simulated_seconds > 0.0 {
+        s.simulated_cycles_per_s = s.simulated_cycles as f64 / s.simulated_seconds;
+        s.simulated_mb_per_s = hw_bytes as f64 / 1e6 / s.simulated_seconds;
+    }
+    if s.cycles > 0 {
+        s.engine_gb_per_s = s.raw_bytes as f64 / (s.cycles as f64 * 1e3 / clock_mhz);
+    }
+    s
+}
+
+/// Combines `stream --shard` reports of one input into the whole input's report: same backend
+/// and clock, every tensor exactly once.
+pub fn merge(parts: Vec<(std::path::PathBuf, StreamReport)>) -> Result<StreamReport> {
+    let Some((first_path, first)) = parts.first() else { bail!("merge: no stream files given") };
+    let first = first.clone();
+    let mut rows: std::collections::BTreeMap<usize, TensorStream> = std::collections::BTreeMap::new();
+    for (path, p) in &parts {
+        if p.backend != first.backend || p.clock_mhz != first.clock_mhz || p.input_tensors != first.input_tensors {
+            bail!("{}: another backend, clock or input than {}", path.display(), first_path.display());
+        }
+        for r in &p.tensors {
+            if r.index >= first.input_tensors || rows.insert(r.index, r.clone()).is_some() {
+                bail!("{}: tensor {} outside the input or in two shards", path.display(), r.index);
+            }
+        }
+    }
+    if let Some(missing) = (0..first.input_tensors).find(|i| !rows.contains_key(i)) {
+        bail!("merge: tensor {missing} of {} is in no stream file (is a shard missing?)", first.input_tensors);
+    }
+    let tensors: Vec<TensorStream> = rows.into_values().collect();
+    let total = summarize(&tensors, first.clock_mhz);
+    Ok(StreamReport { shard: None, tensors, total, ..first })
+}
+
+/// Fails loudly when any hardware chunk disagreed with the golden codec.
+pub fn check(r: &StreamReport) -> Result<()> {
+    let t = &r.total;
+    if t.wire_bytes != t.golden_wire_bytes {
+        bail!("engine produced {} wire bytes, the golden size model {}", t.wire_bytes, t.golden_wire_bytes);
+    }
+    if t.size_mismatches > 0 || t.roundtrip_mismatches > 0 {
+        let bad: Vec<String> = r.tensors.iter().filter(|x| x.size_mismatches + x.roundtrip_mismatches > 0).take(5).map(|x| format!("{}:{}", x.model, x.name)).collect();
+        bail!(
+            "engine disagrees with the golden codec: {} size mismatches, {} round-trip mismatches (first tensors: {})",
+            t.size_mismatches,
+            t.roundtrip_mismatches,
+            bad.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The run as text.
+pub fn render(r: &StreamReport, per_tensor: bool) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let t = &r.total;
+    let _ = writeln!(s, "Engine backend: {}", r.backend);
+    let _ = writeln!(s, "Engine clock: {:.1} MHz ({})", r.clock_mhz, r.clock_source);
+    let _ = writeln!(s, "Direction: device to host (compressor lanes). Host to device: no decompressor hardware yet (pz_h2d_lane); round trip checked with the golden decoder.");
+    if per_tensor {
+        let _ = writeln!(s, "\n{:<18} {:<12} {:>6} {:>12} {:>12} {:>8} {:>7} {:>10} {:>12} {:>5} {:>5}", "model", "tensor", "dtype", "raw B", "wire B", "ratio", "hw/ch", "cycles", "ns", "size!", "rt!");
+        for x in &r.tensors {
+            let _ = writeln!(
+                s,
+                "{:<18} {:<12} {:>6} {:>12} {:>12} {:>7.3}x {:>3}/{:<3} {:>10} {:>12.0} {:>5} {:>5}",
+                x.model, x.name, x.dtype, x.raw_bytes, x.wire_bytes, x.raw_bytes as f64 / x.wire_bytes.max(1) as f64, x.hardware_chunks, x.chunks, x.cycles, x.ns, x.size_mismatches, x.roundtrip_mismatches
+            );
+        }
+    }
+    let n: u64 = t.blocks_by_tag.iter().sum();
+    let _ = writeln!(s, "\n{} tensors, {} raw bytes -> {} wire bytes ({:.3}x; golden size model: {} bytes)", t.tensors, t.raw_bytes, t.wire_bytes, t.raw_bytes as f64 / t.wire_bytes.max(1) as f64, t.golden_wire_bytes);
+    let _ = writeln!(s, "chunks: {} of {} simulated cycle by cycle; blocks by code: {}", t.hardware_chunks, t.chunks,
+        crate::measure::CODES.iter().zip(t.blocks_by_tag).map(|(c, k)| format!("{c} {k} ({:.1} %)", 100.0 * k as f64 / n.max(1) as f64)).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(s, "size mismatches: {}, round-trip mismatches: {}", t.size_mismatches, t.roundtrip_mismatches);
+    let _ = writeln!(s, "engine: {} cycles over all transfers = {:.1} us at {:.1} MHz; sustained {:.2} GB/s per direction ({} lanes)", t.cycles, r.clock_mhz.recip() * t.cycles as f64, r.clock_mhz, t.engine_gb_per_s, crate::engine_backend::LANES_PER_DIRECTION);
+    if t.simulated_seconds > 0.0 {
+        let _ = writeln!(s, "simulation: {} cycles in {:.2} CPU s = {:.0} simulated cycles/s per core, {:.3} MB/s per core", t.simulated_cycles, t.simulated_seconds, t.simulated_cycles_per_s, t.simulated_mb_per_s);
+    }
+    s
+}
