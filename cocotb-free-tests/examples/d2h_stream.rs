@@ -8,7 +8,7 @@
 //! non-zero on a mismatch or if fewer tensors were found.
 
 use anyhow::{Context, Result, bail, ensure};
-use cocotb_free_tests::{build_d2h_model, safetensors_under, whole_tensors};
+use cocotb_free_tests::{build_d2h_model, safetensors_under, stall_cycles, whole_tensors};
 use engine::golden::SymbolWidth;
 use engine::hw::d2h_driver::{Transfer, check_images};
 use std::path::{Path, PathBuf};
@@ -41,11 +41,15 @@ fn main() -> Result<()> {
         let beats = run.trace.beat_cycles.len() as u64;
         let span = run.trace.beat_cycles.last().map_or(0, |l| l - run.trace.beat_cycles[0] + 1);
         println!(
-            "{width:?}: {} whole tensors, {bytes} bytes → {} wire bytes (ratio {:.3}), {} raw chunks, 0 mismatches; {beats} beats over {span} cycles ({:.4} cycles per 4 beats); {} cycles in {:.2} s = {:.0} cycles/s",
+            "{width:?}: {} whole tensors, {bytes} bytes → {} wire bytes (ratio {:.3}), {} raw chunks, {} bytes written ({} rewritten), 0 mismatches; {beats} beats over {span} cycles (stall cycles {} inside tensors, {} between them; {:.4} cycles per 4 beats); {} cycles in {:.2} s = {:.0} cycles/s",
             transfers.len(),
             sum.wire_bytes,
             bytes as f64 / sum.wire_bytes as f64,
             sum.raw_chunks,
+            sum.written_bytes,
+            sum.written_bytes - sum.wire_bytes,
+            stall_cycles(&transfers, &run.trace).0,
+            stall_cycles(&transfers, &run.trace).1,
             4.0 * span as f64 / beats.max(1) as f64,
             run.cycles,
             run.seconds,

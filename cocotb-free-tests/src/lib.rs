@@ -367,3 +367,22 @@ pub fn whole_tensors(file: &Path, width: SymbolWidth) -> Result<Vec<(String, Vec
     }
     Ok(out)
 }
+
+/// Cycles in which no beat was taken although the next beat was offered, split into those inside
+/// a transfer (between its first and last beat) and those between one transfer's last beat and
+/// the next one's first; for runs with `beat_valid` always high (`trace` with beat cycles).
+pub fn stall_cycles(transfers: &[engine::hw::d2h_driver::Transfer], trace: &engine::hw::d2h_driver::Trace) -> (u64, u64) {
+    let (mut inside, mut between, mut at) = (0u64, 0u64, 0usize);
+    let mut prev_last: Option<u64> = None;
+    for t in transfers {
+        let n = t.bytes.len().div_ceil(engine::hw::d2h_driver::BEAT_BYTES);
+        let Some(c) = trace.beat_cycles.get(at..at + n).filter(|c| !c.is_empty()) else { continue };
+        inside += c[n - 1] - c[0] + 1 - n as u64;
+        if let Some(p) = prev_last {
+            between += c[0] - p - 1;
+        }
+        prev_last = Some(c[n - 1]);
+        at += n;
+    }
+    (inside, between)
+}

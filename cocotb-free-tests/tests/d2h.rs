@@ -6,7 +6,7 @@
 //! Verilator's cycles on a short run. Needs verilator, g++, make and iverilog
 //! (`scripts/install-area-tools.sh`).
 
-use cocotb_free_tests::{D2hModel, RTL_DIR, build_d2h_model, safetensors_under, whole_tensors};
+use cocotb_free_tests::{D2hModel, RTL_DIR, build_d2h_model, safetensors_under, stall_cycles, whole_tensors};
 use engine::golden::{BLOCK_BYTES, SymbolWidth};
 use engine::hw::d2h_driver::{D2hSim, Transfer, Trace, check_images};
 use rand::{Rng, SeedableRng};
@@ -47,14 +47,18 @@ fn every_tensor_of_data_matches_golden_at_both_widths() {
         let span = beat_span_cycles(&run.trace);
         let beats = run.trace.beat_cycles.len() as u64;
         eprintln!(
-            "{width:?}: {} tensors of {} files of data/, {bytes} bytes, {blocks} blocks → {} wire bytes (ratio {:.3}), {} raw chunks, 0 mismatches; \
-             {beats} beats taken over {span} cycles ({} stall cycles, {:.4} cycles per 4 beats); {} cycles in {:.2} s = {:.0} cycles/s",
+            "{width:?}: {} tensors of {} files of data/, {bytes} bytes, {blocks} blocks → {} wire bytes (ratio {:.3}), {} raw chunks, {} bytes written ({} rewritten), 0 mismatches; \
+             {beats} beats taken over {span} cycles ({} stall cycles: {} inside tensors, {} between them; {:.4} cycles per 4 beats); {} cycles in {:.2} s = {:.0} cycles/s",
             transfers.len(),
             files.len(),
             sum.wire_bytes,
             bytes as f64 / sum.wire_bytes as f64,
             sum.raw_chunks,
+            sum.written_bytes,
+            sum.written_bytes - sum.wire_bytes,
             span - beats,
+            stall_cycles(&transfers, &run.trace).0,
+            stall_cycles(&transfers, &run.trace).1,
             4.0 * span as f64 / beats as f64,
             run.cycles,
             run.seconds,

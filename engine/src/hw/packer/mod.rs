@@ -199,6 +199,7 @@ pub struct ChunkPacker {
     su_src: Signal<Local, Bits<32>>,
     su_start: Signal<Local, Bits<32>>,
     zero_done: Signal<Local, Bit>,
+    next_ok: Signal<Local, Bit>,
     fq_hot: Signal<Local, Bits<8>>,
 }
 }
@@ -442,6 +443,7 @@ impl Logic for ChunkPacker {
 
         // ---- header: written last, at the chunk's offset; then the next chunk or the end
         self.setup.next = false;
+        self.next_ok.next = false;
         self.su_src.next = self.t_rest.q.val();
         self.su_start.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_hdr.q.val()) + self.k_header_bytes.val() + self.k_header_bytes.val();
         if (self.phase.q.val() == self.k_header.val()) & self.out_free.val() {
@@ -459,15 +461,20 @@ impl Logic for ChunkPacker {
             self.t_offset.d.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_hdr.q.val()) + self.k_header_bytes.val();
             if self.c_last.q.val() {
                 self.phase.d.next = self.k_idle.val();
+                self.next_ok.next = true;
             } else {
                 self.setup.next = true;
             }
         }
 
-        // ---- a new transfer: its first chunk starts at byte 2; an empty one is done at once
+        // ---- a new transfer (in IDLE, or in the cycle its predecessor's last header is written):
+        //      its first chunk starts at byte 2; an empty one is done at once (from IDLE only)
         self.xfer_take_l.next = false;
         self.zero_done.next = false;
-        if (self.phase.q.val() == self.k_idle.val()) & self.xfer_valid.val() & !self.reset.val() {
+        if self.phase.q.val() == self.k_idle.val() {
+            self.next_ok.next = true;
+        }
+        if self.next_ok.val() & self.xfer_valid.val() & !self.reset.val() {
             if self.xfer_bytes.val().any() {
                 self.xfer_take_l.next = true;
                 self.t_id.d.next = self.xfer_id.val();
@@ -476,7 +483,7 @@ impl Logic for ChunkPacker {
                 self.setup.next = true;
                 self.su_src.next = self.xfer_bytes.val();
                 self.su_start.next = self.k_header_bytes.val();
-            } else if !self.o_valid.q.val() {
+            } else if (self.phase.q.val() == self.k_idle.val()) & !self.o_valid.q.val() {
                 self.xfer_take_l.next = true;
                 self.zero_done.next = true;
             }
