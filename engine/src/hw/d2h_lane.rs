@@ -303,6 +303,7 @@ impl Logic for D2hLane {
             self.packer.blk_block[k].next = self.lane.out_block[k].val();
         }
         self.packer.blk_last.next = self.lane.out_last.val();
+        self.packer.blk_id.next = self.lane.out_id.val();
         self.packer.xfer_valid.next = self.q_pack.q.val() != self.q_wr.q.val();
         self.packer.xfer_bytes.next = self.pk_bytes.val();
         self.packer.xfer_id.next = self.pk_id.val();

@@ -84,6 +84,8 @@ pub struct ChunkPacker {
     pub blk_block: [Signal<In, Bits<32>>; 32],
     /// The block closes its transfer.
     pub blk_last: Signal<In, Bit>,
+    /// Transfer id the lane carried with the block; the block's body writes carry it.
+    pub blk_id: Signal<In, Bits<8>>,
     /// The next transfer's descriptor is available.
     pub xfer_valid: Signal<In, Bit>,
     /// Its byte count.
@@ -150,6 +152,7 @@ pub struct ChunkPacker {
     e_j: DFF<Bits<3>>,
     e_nfull: DFF<Bits<3>>,
     e_r: DFF<Bits<8>>,
+    e_id: DFF<Bits<8>>,
     g: [DFF<Bits<32>>; 32],
     g_tail: DFF<Bits<3>>,
     prev: [DFF<Bits<32>>; 8],
@@ -210,7 +213,7 @@ impl Logic for ChunkPacker {
         // ---- every flop holds unless overridden below
         dff_setup!(
             self, clock, phase, t_id, t_offset, t_rest, t_wire, c_raw_bytes, c_bits, c_is_raw, c_blk, c_last, c_start,
-            c_hdr, r_idx, r_left, r_wait, pos_r, waddr, lo, lo_pend, e_busy, e_first, e_j, e_nfull, e_r, g_tail,
+            c_hdr, r_idx, r_left, r_wait, pos_r, waddr, lo, lo_pend, e_busy, e_first, e_j, e_nfull, e_r, e_id, g_tail,
             o_valid, o_addr, o_be, o_id, o_last, o_wire, d_valid, d_id, d_wire
         );
         for k in 0..32 {
@@ -296,7 +299,7 @@ impl Logic for ChunkPacker {
                         | (self.fa[k].val() >> 24);
                 }
                 self.o_be.d.next = self.be_first.val();
-                self.o_id.d.next = self.t_id.q.val();
+                self.o_id.d.next = self.e_id.q.val();
                 self.o_last.d.next = false;
                 self.waddr.d.next = self.waddr.q.val() + self.k_write_bytes.val();
                 self.lo_pend.d.next = false;
@@ -384,6 +387,7 @@ impl Logic for ChunkPacker {
                 self.g[k].d.next = (self.blk_payload[k - 1].val() << 29) | (self.blk_payload[k].val() >> 3);
             }
             self.g_tail.d.next = bit_cast::<3, 32>(self.blk_payload[31].val());
+            self.e_id.d.next = self.blk_id.val();
         }
         if self.ld_replay.val() {
             for k in 0..32 {
@@ -393,6 +397,7 @@ impl Logic for ChunkPacker {
                     | (self.buf[k].read_data.val() >> 24);
             }
             self.g_tail.d.next = bits::<3>(0);
+            self.e_id.d.next = self.t_id.q.val();
             self.r_idx.d.next = self.r_idx.q.val() + 1;
             self.r_left.d.next = self.r_left.q.val() - self.k_block_bytes.val();
             if self.r_left.q.val() <= self.k_block_bytes.val() {
