@@ -6,30 +6,16 @@
 //! mismatches and Verilator cycles/s per width; exits non-zero on any mismatch or if fewer blocks
 //! were found.
 
-use cocotb_free_tests::{build_lane_model, check_blocks, real_blocks};
+use cocotb_free_tests::{build_lane_model, check_blocks, real_blocks, safetensors_under};
 use engine::golden::SymbolWidth;
 use std::path::{Path, PathBuf};
-
-fn safetensors_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            safetensors_under(&p, out);
-        } else if p.extension().is_some_and(|e| e == "safetensors") {
-            out.push(p);
-        }
-    }
-}
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let root = PathBuf::from(args.next().expect("usage: capture_blocks DUMPS_DIR [BLOCKS_PER_WIDTH] [PER_TENSOR]"));
     let want: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(1_000_000);
     let per_tensor: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(600);
-    let mut files = Vec::new();
-    safetensors_under(&root, &mut files);
+    let files = safetensors_under(&root);
     anyhow::ensure!(!files.is_empty(), "no .safetensors under {}", root.display());
     let model = build_lane_model(Path::new("target/cocotb-free-tests/vlane"))?;
     eprintln!("model build {:.0} s (0 = reused); {} capture files", model.build_seconds, files.len());

@@ -23,11 +23,18 @@ pub struct TopSpec {
 }
 
 /// Every top that exists. Add one entry per new top.
-pub const TOPS: &[TopSpec] = &[TopSpec {
-    name: engine::hw::LANE_MODULE,
-    description: "compressor lane: 32-byte beats in, one encoded 128-byte block out every 4 cycles; symbol width (16/32 bit) per transfer",
-    verilog: engine::hw::compressor_lane_verilog,
-}];
+pub const TOPS: &[TopSpec] = &[
+    TopSpec {
+        name: engine::hw::LANE_MODULE,
+        description: "compressor lane: 32-byte beats in, one encoded 128-byte block out every 4 cycles; symbol width (16/32 bit) per transfer",
+        verilog: engine::hw::compressor_lane_verilog,
+    },
+    TopSpec {
+        name: engine::hw::D2H_MODULE,
+        description: "device-to-host unit: a descriptor and 32-byte beats per transfer in, its FORMAT.md chunk stream out as addressed 32-byte writes, done with its wire bytes",
+        verilog: engine::hw::d2h_lane_verilog,
+    },
+];
 
 /// Direction of a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

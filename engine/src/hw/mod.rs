@@ -7,14 +7,37 @@
 //!   per-code plane classifier/size counter.
 //! * [`lane_driver::LaneSim`]: cycle-by-cycle driver of the rust-hdl simulation (beats in,
 //!   encodings out, cycle counts, optional VCD trace).
+//! * [`packer::ChunkPacker`]: coded blocks → FORMAT.md §7 chunks as addressed 32-byte writes.
+//! * [`d2h_lane::D2hLane`]: the device-to-host unit (descriptor, beats, lane, packer, writes);
+//!   [`d2h_driver::D2hSim`] drives its rust-hdl simulation and builds the host-memory image.
 //! * [`compressor_lane_verilog`]: the lane as Verilog with the top module named
 //!   [`LANE_MODULE`], for `rtl-gen`, lint and simulator cross-checks.
 //!
 //! Microarchitecture, latency and cost drivers: `docs/HARDWARE.md`.
 
+/// Declares a logic block and a `Default` that builds every field with its `= expression`, or
+/// with `Default::default()` where none is given (rust-hdl's `Constant` has no `Default`).
+macro_rules! hw_block {
+    ($(#[$m:meta])* $vis:vis struct $name:ident {
+        $( $(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty $(= $init:expr)? ),* $(,)?
+    }) => {
+        $(#[$m])* $vis struct $name { $( $(#[$fm])* $fvis $field : $ty ),* }
+        impl Default for $name {
+            fn default() -> Self {
+                Self { $( $field: hw_block!(@init $($init)?) ),* }
+            }
+        }
+    };
+    (@init) => { Default::default() };
+    (@init $e:expr) => { $e };
+}
+
 pub mod compactor;
 pub mod compressor_lane;
+pub mod d2h_driver;
+pub mod d2h_lane;
 pub mod lane_driver;
+pub mod packer;
 pub mod plane_stats;
 
 pub use compressor_lane::CompressorLane;
@@ -31,6 +54,16 @@ pub fn compressor_lane_verilog() -> String {
     let mut lane = CompressorLane::default();
     lane.connect_all();
     rename_top(&generate_verilog(&lane), LANE_MODULE)
+}
+
+/// Name of the exported device-to-host unit's top module.
+pub const D2H_MODULE: &str = "pz_d2h_lane";
+
+/// The device-to-host unit ([`d2h_lane::D2hLane`]) as Verilog, top module [`D2H_MODULE`].
+pub fn d2h_lane_verilog() -> String {
+    let mut top = d2h_lane::D2hLane::default();
+    top.connect_all();
+    rename_top(&generate_verilog(&top), D2H_MODULE)
 }
 
 /// Replaces rust-hdl's `top` module-name prefix with `name` in every module declaration and

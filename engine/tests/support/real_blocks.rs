@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 /// The bytes one tensor contributes at `width`, or `None` if it has no blocks of that width.
-fn tensor_bytes(dtype: Dtype, data: &[u8], width: SymbolWidth) -> Option<Vec<u8>> {
+pub fn tensor_bytes(dtype: Dtype, data: &[u8], width: SymbolWidth) -> Option<Vec<u8>> {
     match (dtype, width) {
         (Dtype::F32, SymbolWidth::W16) => Some(
             data.chunks_exact(4)
