@@ -263,3 +263,42 @@ fn malformed_model_dirs_are_errors_naming_the_file() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no model dumps"), "{}", stderr(&o));
 }
+
+/// Issue 14 item 8: the ordering DTE ≥ BW ≥ BW+ZVC ≥ PlaneZip of the mean overheads over the
+/// paper's five models at 30 % and 50 % of the peak on platforms A and B, from one evaluation.
+#[test]
+fn mean_overheads_over_the_paper_models_keep_the_papers_ordering() {
+    use sim_harness::cli::PoliciesArgs;
+    use sim_harness::policies::{BUDGETS, ModelGroup, PAPER_MODELS, Row, evaluate};
+    // Known defect (issue 13): DenseNet-121's sample in data/ holds one chunk, which puts
+    // PlaneZip 0.1 point above BW+ZVC at A 50 % (2.4 vs 2.3 %). This tolerance is for that one
+    // comparison only and must be removed (set to 0) once data/ is resampled.
+    const DENSENET_ONE_CHUNK_TOLERANCE_PCT: f64 = 0.5;
+    let args = PoliciesArgs {
+        models: PAPER_MODELS.iter().map(|m| data_root().join(m)).collect(),
+        data: data_root(),
+        no_ablations: true,
+        budgets: false,
+        json: false,
+    };
+    let report = evaluate(&args).unwrap();
+    let mean = |row: Row, platform: &str, budget: f64| {
+        let m = report
+            .means
+            .iter()
+            .find(|m| m.row == row && m.group == ModelGroup::Paper && m.platform == platform && m.budget_fraction == budget)
+            .unwrap_or_else(|| panic!("no mean for {row:?} {platform} {budget}"));
+        assert_eq!((m.models, m.of_models), (PAPER_MODELS.len(), PAPER_MODELS.len()), "{row:?} {platform} {budget}: {:?}", m.failed);
+        m.overhead_pct.unwrap()
+    };
+    for platform in ["A", "B"] {
+        for budget in BUDGETS {
+            let [dte, bw, zvc, pz] = [Row::Dte, Row::Bw, Row::BwZvc, Row::PlaneZip].map(|r| mean(r, platform, budget));
+            let at = format!("{platform} {:.0} %: DTE {dte:.2}, BW {bw:.2}, BW+ZVC {zvc:.2}, PlaneZip {pz:.2} (mean %)", budget * 100.0);
+            assert!(dte >= bw, "{at}");
+            assert!(bw >= zvc, "{at}");
+            let tolerance = if platform == "A" && budget == 0.5 { DENSENET_ONE_CHUNK_TOLERANCE_PCT } else { 0.0 };
+            assert!(pz <= zvc + tolerance, "{at}");
+        }
+    }
+}

@@ -73,6 +73,11 @@ pub fn plan_and_simulate(
     budget_bytes: u64,
     mut build: impl FnMut(u64) -> Result<Plan, PlanError>,
 ) -> Result<Planned, PlanError> {
+    if budget_bytes < w.min_budget_bytes {
+        // No plan can help: report the minimum rather than the planner's first unreachable target.
+        let source = SimError::BudgetBelowMinimum { budget_bytes, min_bytes: w.min_budget_bytes, op: w.min_budget_op };
+        return Err(PlanError::Sim { replans: 0, source });
+    }
     let mut last_overflow = None;
     for replans in 0..=MAX_REPLANS {
         let target = (budget_bytes as f64 * (1.0 - REPLAN_STEP * replans as f64)) as u64;

@@ -32,6 +32,13 @@ use crate::workload::{TensorIdx, Workload};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+/// Most replays the simulator runs to make one op's inputs resident. A plan
+/// that drops a long chain of tensors would otherwise replay the whole chain
+/// before each backward op (quadratic work, a run that looks hung) and recurse
+/// once per link of the chain (a stack overflow); past this bound it fails
+/// with [`SimError::ReplayLimit`] instead.
+pub const MAX_REPLAYS_PER_OP: usize = 1_024;
+
 /// Result of simulating one iteration under a plan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimReport {
@@ -159,6 +166,14 @@ pub enum SimError {
         /// The tensor.
         tensor: TensorIdx,
     },
+    /// Making one op's inputs resident needed more than [`MAX_REPLAYS_PER_OP`] replays.
+    #[error("op {op}: recomputing its inputs needs more than {limit} replays (a chain of dropped tensors too long to replay)")]
+    ReplayLimit {
+        /// The op being prepared.
+        op: usize,
+        /// The bound, [`MAX_REPLAYS_PER_OP`].
+        limit: usize,
+    },
     /// The plan is inconsistent with the workload.
     #[error("plan {label:?}: tensor index {tensor}: {reason}")]
     InvalidPlan {
@@ -234,6 +249,8 @@ struct Sim<'a> {
     prefetch_queue: VecDeque<TensorIdx>,
     log: Option<Vec<Event>>,
     op: usize,
+    /// Replays run for the current op (bounded by [`MAX_REPLAYS_PER_OP`]).
+    op_replays: usize,
 }
 
 impl<'a> Sim<'a> {
@@ -304,6 +321,7 @@ impl<'a> Sim<'a> {
             prefetch_queue: VecDeque::new(),
             log: log.then(Vec::new),
             op: 0,
+            op_replays: 0,
         })
     }
 
@@ -317,6 +335,7 @@ impl<'a> Sim<'a> {
         let mut compute_ns = 0.0;
         for i in 0..w.ops.len() {
             self.op = i;
+            self.op_replays = 0;
             self.process_due_swap_outs();
             let prefetches = std::mem::take(&mut self.actions[i].prefetch);
             for t in prefetches {
@@ -524,6 +543,10 @@ impl<'a> Sim<'a> {
         let p = w.tensors[t].producer.ok_or(not_recomputable.clone())?;
         if !w.ops[p].replayable || w.ops[p].counted_inputs.contains(&t) {
             return Err(not_recomputable);
+        }
+        self.op_replays += 1;
+        if self.op_replays > MAX_REPLAYS_PER_OP {
+            return Err(SimError::ReplayLimit { op: self.op, limit: MAX_REPLAYS_PER_OP });
         }
         let (mut temps, mut fetched) = (Vec::new(), Vec::new());
         for &u in &w.ops[p].counted_inputs {
