@@ -12,6 +12,8 @@
 //!
 //! Microarchitecture, latency and cost drivers: `docs/HARDWARE.md`.
 
+#[macro_use]
+mod hdl_util;
 pub mod compactor;
 pub mod compressor_lane;
 pub mod lane_driver;
