@@ -8,6 +8,7 @@
 //! `cargo run -p area-model -- --rtl DIR --liberty FILE…` (DIR as `rtl-gen` writes it).
 
 pub mod nldm;
+pub mod stages;
 
 use anyhow::{Context, Result, bail, ensure};
 use serde::Serialize;
@@ -78,7 +79,10 @@ impl Liberty {
 /// Writes `bytes` to `path` through a temporary file and a rename, so that another area-model
 /// process sharing the work directory never reads a half-written library or stamp.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    // Unique per process and call: tests open the same library from several threads at once.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("tmp{}-{call}", std::process::id()));
     std::fs::write(&tmp, bytes).with_context(|| format!("write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("rename {} to {}", tmp.display(), path.display()))?;
     Ok(())

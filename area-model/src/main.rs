@@ -40,6 +40,58 @@ struct Args {
     /// Also write all results as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Only run the per-stage timing guard (`area_model::stages`) on these stage modules of the
+    /// tops (full module names, e.g. `pz_compressor_lane$compactor`), at `--period-ps`, on each
+    /// library, and print its figures; no whole-top synthesis.
+    #[arg(long)]
+    stage: Vec<String>,
+    /// Write `<top>.<library>.area.json` and (with OpenSTA) `<top>.<library>.delay.json` into
+    /// this folder, the summary files committed under `docs/area/` (schema in docs/AREA.md).
+    #[arg(long)]
+    summary_dir: Option<PathBuf>,
+}
+
+/// `--stage`: the per-stage guard on each named stage module, found in the tops' Verilog.
+fn guard_stages(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> Result<()> {
+    let mut texts = Vec::new();
+    for entry in manifest.as_array().context("manifest is not a list")? {
+        let file = args.rtl.join(entry["file"].as_str().context("file")?);
+        texts.push(std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?);
+    }
+    for stage in &args.stage {
+        let text = texts
+            .iter()
+            .find(|t| rtl_gen::module_names(t).iter().any(|n| n == stage))
+            .with_context(|| format!("no module {stage} in the tops of {}", args.rtl.display()))?;
+        let source = area_model::stages::stage_source(text, stage)?;
+        for lib in libs {
+            let t = std::time::Instant::now();
+            let s = area_model::stages::check_stage(&source, stage, lib, args.period_ps, &args.work.join("stages"))?;
+            println!(
+                "{stage} on {}: ABC delay {:.1} ps, budget {:.1} ps ({} at {:.0} ps), {:.1} µm², {} cells, {} flops, outputs {}; {}{:.0} s",
+                lib.name,
+                s.abc_delay_ps,
+                s.budget_ps,
+                if s.passes() { "passes" } else { "FAILS" },
+                args.period_ps,
+                s.area_um2,
+                s.cells,
+                s.flops,
+                if s.unregistered_outputs.is_empty() { "registered".to_string() } else { format!("unregistered ({} driving cells)", s.unregistered_outputs.len()) },
+                if s.cached { "cached, " } else { "" },
+                t.elapsed().as_secs_f64()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Writes `value` as pretty JSON to `path` through a temporary file and a rename.
+fn write_json(path: &std::path::Path, value: &serde_json::Value) -> Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(value)? + "\n").with_context(|| format!("write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("rename {} to {}", tmp.display(), path.display()))?;
+    Ok(())
 }
 
 fn main() -> Result<()> {
@@ -49,6 +101,9 @@ fn main() -> Result<()> {
     )?;
     let libs: Vec<Liberty> = args.liberty.iter().map(|p| Liberty::open(p, &args.work.join("lib"))).collect::<Result<_>>()?;
     let flow = Flow { abc_delay_target_ps: args.abc_delay_ps, flatten_all: args.flatten, share: args.share };
+    if !args.stage.is_empty() {
+        return guard_stages(&args, &manifest, &libs);
+    }
     let mut results = Vec::new();
     for entry in manifest.as_array().context("manifest is not a list")? {
         let top = entry["top"].as_str().context("top")?;
@@ -83,6 +138,31 @@ fn main() -> Result<()> {
                 );
                 Some(tm)
             };
+            if let Some(dir) = &args.summary_dir {
+                std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+                let flow_json = serde_json::json!({ "abc_delay_target_ps": args.abc_delay_ps, "flatten": args.flatten, "share": args.share });
+                write_json(
+                    &dir.join(format!("{top}.{}.area.json", lib.name)),
+                    &serde_json::json!({
+                        "top": top, "library": lib.name, "flow": flow_json,
+                        "total_um2": area.total_um2, "cells": area.cells, "flops": area.flops,
+                        "modules": area.modules,
+                    }),
+                )?;
+                if let Some(tm) = &timing {
+                    let abc: Vec<_> = area.abc_delay_ps.iter().map(|(m, d)| serde_json::json!({ "module": m, "delay_ps": d })).collect();
+                    write_json(
+                        &dir.join(format!("{top}.{}.delay.json", lib.name)),
+                        &serde_json::json!({
+                            "top": top, "library": lib.name, "flow": flow_json,
+                            "period_ps": tm.period_ps, "worst_path_ps": tm.min_period_ps, "slack_ps": tm.slack_ps,
+                            "max_clock_mhz": tm.fmax_mhz, "startpoint": tm.startpoint, "endpoint": tm.endpoint,
+                            "path_cells": tm.path_stages, "arc_checks": tm.arc_checks.len(),
+                            "arc_max_deviation_ps": tm.arc_max_deviation_ps, "abc_delay_ps": abc,
+                        }),
+                    )?;
+                }
+            }
             results.push(serde_json::json!({ "area": area, "timing": timing }));
         }
     }

@@ -267,6 +267,55 @@ fn arc_tables(cell: &str, pin: &str, related: &str, table_name: &str, same_edge:
     Ok(tables)
 }
 
+/// Clock-to-output delay and setup time of a flip-flop cell, read from its Liberty tables.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlopArcs {
+    /// The cell.
+    pub cell: String,
+    /// Largest `cell_rise`/`cell_fall` of the `rising_edge` arcs CLK → output pin (library units).
+    pub clk_to_q: f64,
+    /// Largest `rise_constraint`/`fall_constraint` of the `setup_rising` check of the data pin
+    /// (library units).
+    pub setup: f64,
+}
+
+/// The clock-to-output and setup arcs of flip-flop `cell` in `liberty`: clock-to-output at
+/// (`clock_slew`, `load`) over every output pin, setup at (`data_slew`, `clock_slew`) (the
+/// constraint tables' `constrained_pin_transition`, `related_pin_transition`), each the larger
+/// of its rise and fall tables. Units are the library's.
+pub fn flop_arcs(liberty: &str, cell: &str, clock_slew: f64, data_slew: f64, load: f64) -> Result<FlopArcs> {
+    let cells = cell_bodies(liberty)?;
+    let body = cells.get(cell).with_context(|| format!("no cell {cell} in the library"))?;
+    let mut clk_to_q: Option<f64> = None;
+    let mut setup: Option<f64> = None;
+    for (_, pin) in sub_groups(body, "pin") {
+        for (_, timing) in sub_groups(pin, "timing") {
+            let kind = attribute(timing, "timing_type").unwrap_or_default();
+            let (names, at) = match kind.as_str() {
+                "rising_edge" => (["cell_rise", "cell_fall"], (clock_slew, load)),
+                "setup_rising" => (["rise_constraint", "fall_constraint"], (data_slew, clock_slew)),
+                _ => continue,
+            };
+            for name in names {
+                for (_, t) in sub_groups(timing, name) {
+                    let index_1 = numbers(t, "index_1")?.concat();
+                    let index_2 = numbers(t, "index_2")?.concat();
+                    let values = numbers(t, "values")?;
+                    ensure!(values.len() == index_1.len() && values.iter().all(|r| r.len() == index_2.len()), "{cell}: table shape");
+                    let v = Table { index_1, index_2, values }.at(at.0, at.1);
+                    let slot = if kind == "rising_edge" { &mut clk_to_q } else { &mut setup };
+                    *slot = Some(slot.map_or(v, |s: f64| s.max(v)));
+                }
+            }
+        }
+    }
+    Ok(FlopArcs {
+        cell: cell.to_string(),
+        clk_to_q: clk_to_q.with_context(|| format!("{cell}: no clock-to-output arc"))?,
+        setup: setup.with_context(|| format!("{cell}: no setup check"))?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

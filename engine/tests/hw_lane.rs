@@ -118,6 +118,20 @@ fn real_activation_blocks_match_the_golden_encoder() {
     }
 }
 
+/// Latency by hand (docs/HARDWARE.md, "Stages"): beats in cycles 0–3 (the 4th loads stage 1),
+/// stage 1 in cycle 4, stage 2 in cycles 5–8 (input flops, class flops, partial sums, total:
+/// the plane statistics' 3 pipeline registers), emitter in cycles 9–12, output register in 13.
+const HAND_LATENCY_CYCLES: u64 = 13;
+/// The bound on the lane latency (BPC's compressor: 11).
+const MAX_LATENCY_CYCLES: u64 = 16;
+
+#[test]
+fn the_latency_constant_is_the_hand_count_and_within_the_bound() {
+    assert_eq!(LATENCY_CYCLES, HAND_LATENCY_CYCLES);
+    assert!(LATENCY_CYCLES <= MAX_LATENCY_CYCLES);
+    assert_eq!(CYCLES_PER_BLOCK, 4, "32 B/cycle: 128-byte blocks in 4 beats");
+}
+
 #[test]
 fn back_to_back_blocks_take_four_cycles_each_plus_the_latency() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);

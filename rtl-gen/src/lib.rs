@@ -270,8 +270,9 @@ pub fn multiply_written_ports(verilog: &str) -> Result<Vec<String>> {
 }
 
 /// `(module name, text from the module line to its endmodule)` for each module of `verilog`;
-/// errors on a nested, unopened or unterminated module.
-fn module_bodies(verilog: &str) -> Result<Vec<(String, &str)>> {
+/// errors on a nested, unopened or unterminated module. The one Verilog module splitter of the
+/// project (lint, the write-once check and area-model's per-stage timing guard use it).
+pub fn module_bodies(verilog: &str) -> Result<Vec<(String, &str)>> {
     let mut out = Vec::new();
     let mut open: Option<(String, usize)> = None;
     let mut offset = 0;

@@ -42,7 +42,17 @@ pub struct Compactor {
     pub nonzero: Signal<Out, Bits<7>>,
     words_r: [DFF<Bits<32>>; 32],
     w16_r: DFF<Bit>,
-    zeros_before: Signal<Local, Bits<7>>,
+    zero_flag: [Signal<Local, Bits<7>>; SLOTS],
+    zeros2: [Signal<Local, Bits<7>>; 32],
+    zeros4: [Signal<Local, Bits<7>>; 16],
+    zeros8: [Signal<Local, Bits<7>>; 8],
+    ks1: [Signal<Local, Bits<7>>; 8],
+    ks2: [Signal<Local, Bits<7>>; 8],
+    ks3: [Signal<Local, Bits<7>>; 8],
+    group_before: [Signal<Local, Bits<7>>; 8],
+    in_group: [Signal<Local, Bits<7>>; SLOTS],
+    zeros_before: [Signal<Local, Bits<7>>; SLOTS],
+    zb_t: Signal<Local, Bits<7>>,
     shift0: [Signal<Local, Bits<6>>; SLOTS],
     shift1: [Signal<Local, Bits<6>>; SLOTS],
     shift2: [Signal<Local, Bits<6>>; SLOTS],
@@ -79,7 +89,17 @@ impl Default for Compactor {
             mask_hi: Default::default(),
             mask_lo: Default::default(),
             nonzero: Default::default(),
-            zeros_before: Default::default(),
+            zero_flag: arr(),
+            zeros2: std::array::from_fn(|_| Default::default()),
+            zeros4: std::array::from_fn(|_| Default::default()),
+            zeros8: std::array::from_fn(|_| Default::default()),
+            ks1: std::array::from_fn(|_| Default::default()),
+            ks2: std::array::from_fn(|_| Default::default()),
+            ks3: std::array::from_fn(|_| Default::default()),
+            group_before: std::array::from_fn(|_| Default::default()),
+            in_group: arr(),
+            zeros_before: arr(),
+            zb_t: Default::default(),
             shift0: arr(),
             shift1: arr(),
             shift2: arr(),
@@ -129,23 +149,76 @@ impl Logic for Compactor {
             }
         }
 
-        // Mask, count and the shift of every nonzero symbol (zero symbols do not move).
-        self.zeros_before.next = bits::<7>(0);
-        self.mask_hi_l.next = bits::<32>(0);
-        self.mask_lo_l.next = bits::<32>(0);
+        // Mask, count and the shift of every nonzero symbol (zero symbols do not move). The
+        // shift is the number of zeros before the symbol, from a prefix tree: zero counts of
+        // pairs, quads and groups of 8 (levels 1–3), a 3-level Kogge–Stone prefix over the 8
+        // group counts, then the group prefix plus the zeros before the symbol in its group.
         for i in 0..64 {
-            self.shift0[i].next = bits::<6>(0);
-            if self.sym_l[i].val().any() {
-                self.shift0[i].next = bit_cast::<6, 7>(self.zeros_before.val());
-            } else {
-                self.zeros_before.next = self.zeros_before.val() + 1;
+            self.zero_flag[i].next = bits::<7>(0);
+            if !self.sym_l[i].val().any() {
+                self.zero_flag[i].next = bits::<7>(1);
             }
         }
+        for g in 0..32 {
+            self.zeros2[g].next = self.zero_flag[2 * g].val() + self.zero_flag[2 * g + 1].val();
+        }
+        for g in 0..16 {
+            self.zeros4[g].next = self.zeros2[2 * g].val() + self.zeros2[2 * g + 1].val();
+        }
+        for g in 0..8 {
+            self.zeros8[g].next = self.zeros4[2 * g].val() + self.zeros4[2 * g + 1].val();
+        }
+        self.ks1[0].next = self.zeros8[0].val();
+        for g in 1..8 {
+            self.ks1[g].next = self.zeros8[g].val() + self.zeros8[g - 1].val();
+        }
+        for g in 0..2 {
+            self.ks2[g].next = self.ks1[g].val();
+        }
+        for g in 2..8 {
+            self.ks2[g].next = self.ks1[g].val() + self.ks1[g - 2].val();
+        }
+        for g in 0..4 {
+            self.ks3[g].next = self.ks2[g].val();
+        }
+        for g in 4..8 {
+            self.ks3[g].next = self.ks2[g].val() + self.ks2[g - 4].val();
+        }
+        // Zeros before each group (exclusive prefix) and before each symbol inside its group.
+        self.group_before[0].next = bits::<7>(0);
+        for g in 1..8 {
+            self.group_before[g].next = self.ks3[g - 1].val();
+        }
+        for g in 0..8 {
+            self.in_group[8 * g].next = bits::<7>(0);
+            self.in_group[8 * g + 1].next = self.zero_flag[8 * g].val();
+            self.in_group[8 * g + 2].next = self.zeros2[4 * g].val();
+            self.in_group[8 * g + 3].next = self.zeros2[4 * g].val() + self.zero_flag[8 * g + 2].val();
+            self.in_group[8 * g + 4].next = self.zeros4[2 * g].val();
+            self.in_group[8 * g + 5].next = self.zeros4[2 * g].val() + self.zero_flag[8 * g + 4].val();
+            self.in_group[8 * g + 6].next = self.zeros4[2 * g].val() + self.zeros2[4 * g + 2].val();
+            self.in_group[8 * g + 7].next =
+                self.zeros4[2 * g].val() + (self.zeros2[4 * g + 2].val() + self.zero_flag[8 * g + 6].val());
+        }
+        for g in 0..8 {
+            for o in 0..8 {
+                self.zeros_before[8 * g + o].next = self.group_before[g].val() + self.in_group[8 * g + o].val();
+            }
+        }
+        for i in 0..64 {
+            self.shift0[i].next = bits::<6>(0);
+            self.zb_t.next = self.zeros_before[i].val();
+            if self.sym_l[i].val().any() {
+                self.shift0[i].next = bit_cast::<6, 7>(self.zb_t.val());
+            }
+        }
+        self.mask_hi_l.next = bits::<32>(0);
+        self.mask_lo_l.next = bits::<32>(0);
         for i in 0..32 {
             self.mask_hi_l.next = self.mask_hi_l.val().replace_bit(31 - i, self.sym_l[i].val().any());
             self.mask_lo_l.next = self.mask_lo_l.val().replace_bit(31 - i, self.sym_l[i + 32].val().any());
         }
-        self.nonzero.next = bits::<7>(64) - self.zeros_before.val();
+        self.nonzero.next = bits::<7>(64) - self.ks3[7].val();
 
         // Stage s moves a symbol down by 2^s slots when bit s of its shift is set.
         for i in 0..63 {

@@ -31,30 +31,9 @@
 //! sub-block (Verilator's lint sees no loops).
 
 use super::compactor::Compactor;
-use super::plane_stats::PlaneStats;
+use super::hdl_util::{arr, d};
+use super::plane_stats::{PlaneStats, STATS_CYCLES};
 use rust_hdl::prelude::*;
-
-/// Declares a logic block and a `Default` that builds every field with the given expression.
-macro_rules! hw_block {
-    ($(#[$m:meta])* $vis:vis struct $name:ident {
-        $( $(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty = $init:expr ),* $(,)?
-    }) => {
-        $(#[$m])* $vis struct $name { $( $(#[$fm])* $fvis $field : $ty ),* }
-        impl Default for $name {
-            fn default() -> Self {
-                Self { $( $field: $init ),* }
-            }
-        }
-    };
-}
-
-fn d<T: Default>() -> T {
-    T::default()
-}
-
-fn arr<T: Default, const N: usize>() -> [T; N] {
-    std::array::from_fn(|_| T::default())
-}
 
 fn constants<const W: usize, const N: usize>(step: u64) -> [Constant<Bits<W>>; N] {
     std::array::from_fn(|k| Constant::new((k as u64 * step).into()))
@@ -66,7 +45,7 @@ pub const QUEUE_PLANES: usize = 36;
 /// Cycles the lane spends on each block (its initiation interval).
 pub const CYCLES_PER_BLOCK: u64 = 4;
 /// Cycles from the first beat of a block entering to its encoding on the output.
-pub const LATENCY_CYCLES: u64 = 10;
+pub const LATENCY_CYCLES: u64 = 10 + STATS_CYCLES;
 
 hw_block! {
 /// One compressor lane; see the module docs for ports and stages.
@@ -118,6 +97,10 @@ pub struct CompressorLane {
     s1_id: DFF<Bits<8>> = d(),
     s1_last: DFF<Bit> = d(),
     s2_valid: DFF<Bit> = d(),
+    /// Cycles the block has spent in stage 2, saturating at the plane statistics' latency.
+    s2_age: DFF<Bits<2>> = d(),
+    /// [`STATS_CYCLES`] as a Verilog constant.
+    stats_cycles: Constant<Bits<2>> = Constant::new(STATS_CYCLES.into()),
     s2_words: [DFF<Bits<32>>; 32] = arr(),
     s2_packed: [DFF<Bits<32>>; 64] = arr(),
     s2_mask_hi: DFF<Bits<32>> = d(),
@@ -243,6 +226,7 @@ impl Logic for CompressorLane {
             s1_id,
             s1_last,
             s2_valid,
+            s2_age,
             s2_mask_hi,
             s2_mask_lo,
             s2_nonzero,
@@ -310,7 +294,7 @@ impl Logic for CompressorLane {
         self.em_step.next = self.em_busy.q.val() & !self.em_stall.val();
         self.em_finish.next = self.em_step.val() & (self.em_cycle.q.val() == 3);
         self.em_free.next = !self.em_busy.q.val() | self.em_finish.val();
-        self.s2_move.next = self.s2_valid.q.val() & self.em_free.val();
+        self.s2_move.next = self.s2_valid.q.val() & (self.s2_age.q.val() == self.stats_cycles.val()) & self.em_free.val();
         self.s2_free.next = !self.s2_valid.q.val() | self.s2_move.val();
         self.s1_move.next = self.s1_valid.q.val() & self.s2_free.val();
         self.s1_free.next = !self.s1_valid.q.val() | self.s1_move.val();
@@ -491,8 +475,12 @@ impl Logic for CompressorLane {
 
         // ---- stage 2 registers: block, compacted symbols, mask, count
         self.s2_valid.d.next = self.s2_valid.q.val() & !self.s2_move.val();
+        if self.s2_age.q.val() != self.stats_cycles.val() {
+            self.s2_age.d.next = self.s2_age.q.val() + 1;
+        }
         if self.s1_move.val() {
             self.s2_valid.d.next = true;
+            self.s2_age.d.next = bits::<2>(0);
             for k in 0..32 {
                 self.s2_words[k].d.next = self.compactor.words_q[k].val();
             }
@@ -565,9 +553,9 @@ impl Logic for CompressorLane {
 
         // ---- stage 2: the chosen plane code's values and plane classes
         for m in 0..32 {
-            self.sel_y[m].next = self.stats_bx.y[m].val();
-            self.sel_y_lo[m].next = self.stats_bx.y_lo[m].val();
-            self.sel_y_top[m].next = self.stats_bx.y_top[m].val();
+            self.sel_y[m].next = self.stats_bx.x_held[m].val();
+            self.sel_y_lo[m].next = self.stats_bx.x_lo_held[m].val();
+            self.sel_y_top[m].next = self.stats_bx.x_top_held[m].val();
         }
         self.sel_single.next = self.stats_bx.single_zero.val();
         self.sel_run.next = self.stats_bx.run_start.val();
@@ -589,9 +577,9 @@ impl Logic for CompressorLane {
         self.sel_pos_field.next = self.stats_bx.pos_field_bits.val();
         if self.choice_tag.val() == 1 {
             for m in 0..32 {
-                self.sel_y[m].next = self.stats_dbx.y[m].val();
-                self.sel_y_lo[m].next = self.stats_dbx.y_lo[m].val();
-                self.sel_y_top[m].next = self.stats_dbx.y_top[m].val();
+                self.sel_y[m].next = self.stats_dbx.x_held[m].val();
+                self.sel_y_lo[m].next = self.stats_dbx.x_lo_held[m].val();
+                self.sel_y_top[m].next = self.stats_dbx.x_top_held[m].val();
             }
             self.sel_single.next = self.stats_dbx.single_zero.val();
             self.sel_run.next = self.stats_dbx.run_start.val();
@@ -614,9 +602,9 @@ impl Logic for CompressorLane {
         }
         if self.choice_tag.val() == 3 {
             for m in 0..32 {
-                self.sel_y[m].next = self.stats_zbx.y[m].val();
-                self.sel_y_lo[m].next = self.stats_zbx.y_lo[m].val();
-                self.sel_y_top[m].next = self.stats_zbx.y_top[m].val();
+                self.sel_y[m].next = self.stats_zbx.x_held[m].val();
+                self.sel_y_lo[m].next = self.stats_zbx.x_lo_held[m].val();
+                self.sel_y_top[m].next = self.stats_zbx.x_top_held[m].val();
             }
             self.sel_single.next = self.stats_zbx.single_zero.val();
             self.sel_run.next = self.stats_zbx.run_start.val();
@@ -636,6 +624,13 @@ impl Logic for CompressorLane {
             self.sel_verbatim_top.next = self.stats_zbx.verbatim_top.val();
             self.sel_len.next = self.stats_zbx.plane_len.val();
             self.sel_pos_field.next = self.stats_zbx.pos_field_bits.val();
+        }
+        // The chosen code's XORed values y = x ^ (x >> 1), plane 32 above bit 31 (the plane
+        // statistics hand on their registered x, so that their outputs are flops).
+        for m in 0..32 {
+            self.sel_y[m].next = (self.sel_y[m].val() ^ (self.sel_y[m].val() >> 1))
+                .replace_bit(31, self.sel_y[m].val().get_bit(31) ^ self.sel_y_top[m].val());
+            self.sel_y_lo[m].next = self.sel_y_lo[m].val() ^ (self.sel_y_lo[m].val() >> 1);
         }
         // Plane class (what the prefix code writes) and zero-run length, per plane.
         for j in 0..32 {

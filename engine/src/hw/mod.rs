@@ -15,23 +15,8 @@
 //!
 //! Microarchitecture, latency and cost drivers: `docs/HARDWARE.md`.
 
-/// Declares a logic block and a `Default` that builds every field with its `= expression`, or
-/// with `Default::default()` where none is given (rust-hdl's `Constant` has no `Default`).
-macro_rules! hw_block {
-    ($(#[$m:meta])* $vis:vis struct $name:ident {
-        $( $(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty $(= $init:expr)? ),* $(,)?
-    }) => {
-        $(#[$m])* $vis struct $name { $( $(#[$fm])* $fvis $field : $ty ),* }
-        impl Default for $name {
-            fn default() -> Self {
-                Self { $( $field: hw_block!(@init $($init)?) ),* }
-            }
-        }
-    };
-    (@init) => { Default::default() };
-    (@init $e:expr) => { $e };
-}
-
+#[macro_use]
+mod hdl_util;
 pub mod compactor;
 pub mod compressor_lane;
 pub mod d2h_driver;

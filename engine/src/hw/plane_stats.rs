@@ -2,204 +2,258 @@
 //! needs to classify its bit-planes and count its exact size, without transposing
 //! (the bit-parallel form of [`crate::golden::size`]).
 //!
-//! For values `x[m]`, the XORed plane `j` is bit `j` of `y[m] = x[m] ^ (x[m] >> 1)`. One pass of
-//! OR / AND / saturating count (≥ 1, ≥ 2, ≥ 3) / adjacent-pair over the `y[m]` classifies all planes
-//! at once (FORMAT.md §5). Planes 0–31 travel in 32-bit words (bit `j` = plane `j`); plane 32,
-//! which only DBX of 32-bit symbols has (the borrow plane), travels in separate `*_top` bits.
-//! Values 32–63 exist only for 16-bit symbols, so they are 17 bits wide (`x_lo`, `y_lo`).
+//! For values `x[m]`, the XORed plane `j` is bit `j` of `y[m] = x[m] ^ (x[m] >> 1)`. OR, AND,
+//! saturating count (≥ 1, ≥ 2, ≥ 3) and adjacent pairs of the `y[m]` classify all planes at once
+//! (FORMAT.md §5). Planes 0–31 travel in 32-bit words (bit `j` = plane `j`); plane 32, which only
+//! DBX of 32-bit symbols has (the borrow plane), travels in separate `*_top` bits. Values 32–63
+//! exist only for 16-bit symbols, so they are 17 bits wide (`x_lo`, `y_lo`).
 //!
-//! The block registers its inputs (`load`) and is combinational from those flops to its outputs,
-//! so no combinational path runs from its inputs to its outputs: the lane's stage-2 register is
-//! these input flops.
+//! # Pipeline (for 1.5 GHz; [`STATS_CYCLES`] registers after the input flops)
+//! * input flops `x_q` (`load`) → **reduction tree**: the 64 values are merged pairwise in six
+//!   levels (the statistics merge associatively, as `golden::size` merges its even and odd
+//!   counts), then the plane classes → class flops (`*_r`).
+//! * class flops → one-hot per-plane code length (classes are exclusive) → adder tree levels 1–3
+//!   (32 planes → 4 sums of 8) → partial-sum flops.
+//! * partial-sum flops → levels 4–5 and the top plane → `plane_bits` flop.
+//!
+//! Every flop after the input flops loads every cycle (no enable): while the input flops hold a
+//! block, the classes and the position-field width are valid one cycle after the load edge and
+//! `plane_bits` three cycles after. Every output is a flop output (the held values are the input
+//! flops), so no combinational path leaves the block: a per-module timing check covers it whole.
 
+use super::hdl_util::{arr, d};
 use rust_hdl::prelude::*;
 
 /// Values a plane sequence can hold: N = 64 for 16-bit symbols.
 pub const MAX_VALUES: usize = 64;
 /// Values that can be 32 (or 33) bits wide: N = 32 for 32-bit symbols.
 pub const WIDE_VALUES: usize = 32;
+/// Cycles from the edge that loads the input flops to valid `plane_bits` (classes: 1 cycle).
+pub const STATS_CYCLES: u64 = 3;
 
-/// Combinational plane classifier and size counter for one code.
+/// Prefix-code lengths of FORMAT.md §5.3 that do not depend on the geometry.
+/// Single zero plane `001`.
+const SINGLE_ZERO_BITS: u64 = 3;
+/// All-ones `00000` and DBP-zero `00001` planes.
+const FIXED_CODE_BITS: u64 = 5;
+/// Prefix of the one-one/two-ones codes, before the position field.
+const POSITION_PREFIX_BITS: u64 = 5;
+/// Prefix of the zero-run code `01`, before the run field.
+const RUN_PREFIX_BITS: u64 = 2;
+/// Run field `R` of 32-bit (33/32 planes) and 16-bit (17/16 planes) symbols.
+const RUN_FIELD_W32: u64 = 5;
+/// See [`RUN_FIELD_W32`].
+const RUN_FIELD_W16: u64 = 4;
+
+hw_block! {
+/// Pipelined plane classifier and size counter for one code (see the module docs).
 #[derive(LogicBlock)]
 pub struct PlaneStats {
     /// Clock.
-    pub clock: Signal<In, Clock>,
+    pub clock: Signal<In, Clock> = d(),
     /// Capture the inputs below at this clock edge.
-    pub load: Signal<In, Bit>,
+    pub load: Signal<In, Bit> = d(),
     /// Pre-XOR values `x[m]`, m < 32, planes 0–31; values at `m ≥ count` must be zero.
-    pub x: [Signal<In, Bits<32>>; WIDE_VALUES],
+    pub x: [Signal<In, Bits<32>>; WIDE_VALUES] = arr(),
     /// Values `x[32 + m]` (16-bit symbols only: at most 17 bits).
-    pub x_lo: [Signal<In, Bits<17>>; WIDE_VALUES],
+    pub x_lo: [Signal<In, Bits<17>>; WIDE_VALUES] = arr(),
     /// Plane 32 of `x[m]` (the DBX borrow of 32-bit symbols; zero otherwise).
-    pub x_top: [Signal<In, Bit>; WIDE_VALUES],
+    pub x_top: [Signal<In, Bit>; WIDE_VALUES] = arr(),
     /// `valid[m]` ⇔ `m < count`: which values take part in the all-ones test.
-    pub valid: [Signal<In, Bit>; MAX_VALUES],
+    pub valid: [Signal<In, Bit>; MAX_VALUES] = arr(),
     /// Plane length `L` in bits: the number of values (0–64).
-    pub count: Signal<In, Bits<7>>,
+    pub count: Signal<In, Bits<7>> = d(),
     /// 32-bit symbols: 32 (BX/ZBX) or 33 (DBX) planes, else 16 or 17.
-    pub wide: Signal<In, Bit>,
+    pub wide: Signal<In, Bit> = d(),
     /// One plane more than the symbol width (DBX's delta borrow plane).
-    pub extra: Signal<In, Bit>,
+    pub extra: Signal<In, Bit> = d(),
     /// Plane length `L` of the registered values.
-    pub plane_len: Signal<Out, Bits<7>>,
-    /// XORed values `y[m]`, m < 32, planes 0–31 (bit `j` of `y[m]` is bit `m` of XORed plane `j`).
-    pub y: [Signal<Out, Bits<32>>; WIDE_VALUES],
-    /// XORed values `y[32 + m]`.
-    pub y_lo: [Signal<Out, Bits<17>>; WIDE_VALUES],
-    /// Plane 32 of `y[m]`.
-    pub y_top: [Signal<Out, Bit>; WIDE_VALUES],
+    pub plane_len: Signal<Out, Bits<7>> = d(),
+    /// The registered values `x[m]`, m < 32 (flop outputs; the lane XORs the chosen code's).
+    pub x_held: [Signal<Out, Bits<32>>; WIDE_VALUES] = arr(),
+    /// The registered values `x[32 + m]`.
+    pub x_lo_held: [Signal<Out, Bits<17>>; WIDE_VALUES] = arr(),
+    /// The registered plane-32 bits (plane 32 is not XORed: no plane above it).
+    pub x_top_held: [Signal<Out, Bit>; WIDE_VALUES] = arr(),
     /// Planes coded as a single zero plane (`001`), bit `j` = plane `j`.
-    pub single_zero: Signal<Out, Bits<32>>,
+    pub single_zero: Signal<Out, Bits<32>> = d(),
     /// Plane 32 of [`Self::single_zero`].
-    pub single_zero_top: Signal<Out, Bit>,
+    pub single_zero_top: Signal<Out, Bit> = d(),
     /// Topmost plane of a run of ≥ 2 zero planes (`01` + run length); the rest of the run is empty.
-    pub run_start: Signal<Out, Bits<32>>,
+    pub run_start: Signal<Out, Bits<32>> = d(),
     /// Plane 32 of [`Self::run_start`].
-    pub run_start_top: Signal<Out, Bit>,
+    pub run_start_top: Signal<Out, Bit> = d(),
     /// Every zero plane (run members included).
-    pub zero: Signal<Out, Bits<32>>,
+    pub zero: Signal<Out, Bits<32>> = d(),
     /// Plane 32 of [`Self::zero`].
-    pub zero_top: Signal<Out, Bit>,
+    pub zero_top: Signal<Out, Bit> = d(),
     /// All-ones XORed planes (`00000`).
-    pub all_ones: Signal<Out, Bits<32>>,
+    pub all_ones: Signal<Out, Bits<32>> = d(),
     /// Plane 32 of [`Self::all_ones`].
-    pub all_ones_top: Signal<Out, Bit>,
+    pub all_ones_top: Signal<Out, Bit> = d(),
     /// Nonzero XORed plane whose pre-XOR plane is zero (`00001`).
-    pub dbp_zero: Signal<Out, Bits<32>>,
+    pub dbp_zero: Signal<Out, Bits<32>> = d(),
     /// Plane 32 of [`Self::dbp_zero`].
-    pub dbp_zero_top: Signal<Out, Bit>,
+    pub dbp_zero_top: Signal<Out, Bit> = d(),
     /// Two adjacent ones (`00010` + position).
-    pub two_ones: Signal<Out, Bits<32>>,
+    pub two_ones: Signal<Out, Bits<32>> = d(),
     /// Plane 32 of [`Self::two_ones`].
-    pub two_ones_top: Signal<Out, Bit>,
+    pub two_ones_top: Signal<Out, Bit> = d(),
     /// A single one (`00011` + position).
-    pub one_one: Signal<Out, Bits<32>>,
+    pub one_one: Signal<Out, Bits<32>> = d(),
     /// Plane 32 of [`Self::one_one`].
-    pub one_one_top: Signal<Out, Bit>,
+    pub one_one_top: Signal<Out, Bit> = d(),
     /// Verbatim planes (`1` + the L plane bits).
-    pub verbatim: Signal<Out, Bits<32>>,
+    pub verbatim: Signal<Out, Bits<32>> = d(),
     /// Plane 32 of [`Self::verbatim`].
-    pub verbatim_top: Signal<Out, Bit>,
+    pub verbatim_top: Signal<Out, Bit> = d(),
     /// Width of the position field, ⌈log2 L⌉ bits.
-    pub pos_field_bits: Signal<Out, Bits<3>>,
-    /// Bits of all prefix-coded planes (the code's size without its header).
-    pub plane_bits: Signal<Out, Bits<11>>,
-    x_q: [DFF<Bits<32>>; WIDE_VALUES],
-    x_lo_q: [DFF<Bits<17>>; WIDE_VALUES],
-    x_top_q: [DFF<Bit>; WIDE_VALUES],
-    valid_q: [DFF<Bit>; MAX_VALUES],
-    count_q: DFF<Bits<7>>,
-    wide_q: DFF<Bit>,
-    extra_q: DFF<Bit>,
-    narrow: Signal<Local, Bits<17>>,
-    x_cur: Signal<Local, Bits<32>>,
-    y_cur: Signal<Local, Bits<32>>,
-    or_x: Signal<Local, Bits<32>>,
-    seen1: Signal<Local, Bits<32>>,
-    seen2: Signal<Local, Bits<32>>,
-    seen3: Signal<Local, Bits<32>>,
-    and_y: Signal<Local, Bits<32>>,
-    adjacent: Signal<Local, Bits<32>>,
-    prev_y: Signal<Local, Bits<32>>,
-    or_x_top: Signal<Local, Bit>,
-    seen1_top: Signal<Local, Bit>,
-    seen2_top: Signal<Local, Bit>,
-    seen3_top: Signal<Local, Bit>,
-    and_y_top: Signal<Local, Bit>,
-    adjacent_top: Signal<Local, Bit>,
-    prev_y_top: Signal<Local, Bit>,
-    plane_valid: Signal<Local, Bits<32>>,
-    plane_valid_top: Signal<Local, Bit>,
-    rest: Signal<Local, Bits<32>>,
-    rest_top: Signal<Local, Bit>,
-    zero_above: Signal<Local, Bits<32>>,
-    zero_below: Signal<Local, Bits<32>>,
-    run_cost: Signal<Local, Bits<11>>,
+    pub pos_field_bits: Signal<Out, Bits<3>> = d(),
+    /// Bits of all prefix-coded planes (the code's size without its header), registered.
+    pub plane_bits: Signal<Out, Bits<11>> = d(),
+    x_q: [DFF<Bits<32>>; WIDE_VALUES] = arr(),
+    x_lo_q: [DFF<Bits<17>>; WIDE_VALUES] = arr(),
+    x_top_q: [DFF<Bit>; WIDE_VALUES] = arr(),
+    valid_q: [DFF<Bit>; MAX_VALUES] = arr(),
+    count_q: DFF<Bits<7>> = d(),
+    wide_q: DFF<Bit> = d(),
+    extra_q: DFF<Bit> = d(),
+    // Class flops (pipeline register 1).
+    zero_r: DFF<Bits<32>> = d(),
+    zero_top_r: DFF<Bit> = d(),
+    single_r: DFF<Bits<32>> = d(),
+    single_top_r: DFF<Bit> = d(),
+    run_r: DFF<Bits<32>> = d(),
+    run_top_r: DFF<Bit> = d(),
+    ones_r: DFF<Bits<32>> = d(),
+    ones_top_r: DFF<Bit> = d(),
+    dbpz_r: DFF<Bits<32>> = d(),
+    dbpz_top_r: DFF<Bit> = d(),
+    two_r: DFF<Bits<32>> = d(),
+    two_top_r: DFF<Bit> = d(),
+    one_r: DFF<Bits<32>> = d(),
+    one_top_r: DFF<Bit> = d(),
+    verb_r: DFF<Bits<32>> = d(),
+    verb_top_r: DFF<Bit> = d(),
+    // Partial sums (pipeline register 2) and the total (register 3).
+    part_r: [DFF<Bits<11>>; 4] = arr(),
+    top_cost_r: DFF<Bits<11>> = d(),
+    total_r: DFF<Bits<11>> = d(),
+    /// Position-field width, registered from the held count (valid with the classes).
+    pos_field_r: DFF<Bits<3>> = d(),
+    // Code lengths of FORMAT.md §5.3 (named constants become Verilog localparams).
+    single_zero_bits: Constant<Bits<11>> = Constant::new(SINGLE_ZERO_BITS.into()),
+    fixed_code_bits: Constant<Bits<11>> = Constant::new(FIXED_CODE_BITS.into()),
+    position_prefix_bits: Constant<Bits<11>> = Constant::new(POSITION_PREFIX_BITS.into()),
+    run_code_w32: Constant<Bits<11>> = Constant::new((RUN_PREFIX_BITS + RUN_FIELD_W32).into()),
+    run_code_w16: Constant<Bits<11>> = Constant::new((RUN_PREFIX_BITS + RUN_FIELD_W16).into()),
+    // Leaves: values as 32-bit words and their XORed form.
+    xv: [Signal<Local, Bits<32>>; MAX_VALUES] = arr(),
+    narrow_t: Signal<Local, Bits<17>> = d(),
+    yv: [Signal<Local, Bits<32>>; MAX_VALUES] = arr(),
+    // Reduction tree, level k has 64 / 2^k nodes: saturating counts, OR of x, AND of the valid
+    // y, adjacent pairs (each pair of neighbours is counted in the level-1 node of its later value).
+    one1: [Signal<Local, Bits<32>>; 32] = arr(),
+    two1: [Signal<Local, Bits<32>>; 32] = arr(),
+    orx1: [Signal<Local, Bits<32>>; 32] = arr(),
+    andy1: [Signal<Local, Bits<32>>; 32] = arr(),
+    adj1: [Signal<Local, Bits<32>>; 32] = arr(),
+    one2: [Signal<Local, Bits<32>>; 16] = arr(),
+    two2: [Signal<Local, Bits<32>>; 16] = arr(),
+    three2: [Signal<Local, Bits<32>>; 16] = arr(),
+    orx2: [Signal<Local, Bits<32>>; 16] = arr(),
+    andy2: [Signal<Local, Bits<32>>; 16] = arr(),
+    adj2: [Signal<Local, Bits<32>>; 16] = arr(),
+    one3: [Signal<Local, Bits<32>>; 8] = arr(),
+    two3: [Signal<Local, Bits<32>>; 8] = arr(),
+    three3: [Signal<Local, Bits<32>>; 8] = arr(),
+    orx3: [Signal<Local, Bits<32>>; 8] = arr(),
+    andy3: [Signal<Local, Bits<32>>; 8] = arr(),
+    adj3: [Signal<Local, Bits<32>>; 8] = arr(),
+    one4: [Signal<Local, Bits<32>>; 4] = arr(),
+    two4: [Signal<Local, Bits<32>>; 4] = arr(),
+    three4: [Signal<Local, Bits<32>>; 4] = arr(),
+    orx4: [Signal<Local, Bits<32>>; 4] = arr(),
+    andy4: [Signal<Local, Bits<32>>; 4] = arr(),
+    adj4: [Signal<Local, Bits<32>>; 4] = arr(),
+    one5: [Signal<Local, Bits<32>>; 2] = arr(),
+    two5: [Signal<Local, Bits<32>>; 2] = arr(),
+    three5: [Signal<Local, Bits<32>>; 2] = arr(),
+    orx5: [Signal<Local, Bits<32>>; 2] = arr(),
+    andy5: [Signal<Local, Bits<32>>; 2] = arr(),
+    adj5: [Signal<Local, Bits<32>>; 2] = arr(),
+    seen1: Signal<Local, Bits<32>> = d(),
+    seen2: Signal<Local, Bits<32>> = d(),
+    seen3: Signal<Local, Bits<32>> = d(),
+    or_x: Signal<Local, Bits<32>> = d(),
+    and_y: Signal<Local, Bits<32>> = d(),
+    adjacent: Signal<Local, Bits<32>> = d(),
+    // Plane 32: values 0–31 only (tree over 32 leaves), level k has 32 / 2^k nodes.
+    t_one1: [Signal<Local, Bit>; 16] = arr(),
+    t_two1: [Signal<Local, Bit>; 16] = arr(),
+    t_andy1: [Signal<Local, Bit>; 16] = arr(),
+    t_adj1: [Signal<Local, Bit>; 16] = arr(),
+    t_one2: [Signal<Local, Bit>; 8] = arr(),
+    t_two2: [Signal<Local, Bit>; 8] = arr(),
+    t_three2: [Signal<Local, Bit>; 8] = arr(),
+    t_andy2: [Signal<Local, Bit>; 8] = arr(),
+    t_adj2: [Signal<Local, Bit>; 8] = arr(),
+    t_one3: [Signal<Local, Bit>; 4] = arr(),
+    t_two3: [Signal<Local, Bit>; 4] = arr(),
+    t_three3: [Signal<Local, Bit>; 4] = arr(),
+    t_andy3: [Signal<Local, Bit>; 4] = arr(),
+    t_adj3: [Signal<Local, Bit>; 4] = arr(),
+    t_one4: [Signal<Local, Bit>; 2] = arr(),
+    t_two4: [Signal<Local, Bit>; 2] = arr(),
+    t_three4: [Signal<Local, Bit>; 2] = arr(),
+    t_andy4: [Signal<Local, Bit>; 2] = arr(),
+    t_adj4: [Signal<Local, Bit>; 2] = arr(),
+    t_andy_leaf: [Signal<Local, Bit>; WIDE_VALUES] = arr(),
+    lo_valid: Signal<Local, Bit> = d(),
+    seen1_top: Signal<Local, Bit> = d(),
+    seen2_top: Signal<Local, Bit> = d(),
+    seen3_top: Signal<Local, Bit> = d(),
+    and_y_top: Signal<Local, Bit> = d(),
+    adjacent_top: Signal<Local, Bit> = d(),
+    plane_valid: Signal<Local, Bits<32>> = d(),
+    plane_valid_top: Signal<Local, Bit> = d(),
+    zero_l: Signal<Local, Bits<32>> = d(),
+    zero_top_l: Signal<Local, Bit> = d(),
+    ones_l: Signal<Local, Bits<32>> = d(),
+    ones_top_l: Signal<Local, Bit> = d(),
+    dbpz_l: Signal<Local, Bits<32>> = d(),
+    dbpz_top_l: Signal<Local, Bit> = d(),
+    rest: Signal<Local, Bits<32>> = d(),
+    rest_top: Signal<Local, Bit> = d(),
+    one_l: Signal<Local, Bits<32>> = d(),
+    one_top_l: Signal<Local, Bit> = d(),
+    two_l: Signal<Local, Bits<32>> = d(),
+    two_top_l: Signal<Local, Bit> = d(),
+    zero_above: Signal<Local, Bits<32>> = d(),
+    zero_below: Signal<Local, Bits<32>> = d(),
+    run_cost: Signal<Local, Bits<11>> = d(),
     /// `pos_field_bits` while its priority chain is evaluated (the port is written once).
-    pos_field_l: Signal<Local, Bits<3>>,
-    pos_cost: Signal<Local, Bits<11>>,
-    verbatim_cost: Signal<Local, Bits<11>>,
-    total: Signal<Local, Bits<11>>,
+    pos_field_l: Signal<Local, Bits<3>> = d(),
+    pos_cost: Signal<Local, Bits<11>> = d(),
+    verbatim_cost: Signal<Local, Bits<11>> = d(),
+    // Adder tree of the per-plane code lengths.
+    cost: [Signal<Local, Bits<11>>; 32] = arr(),
+    top_cost: Signal<Local, Bits<11>> = d(),
+    sum1: [Signal<Local, Bits<11>>; 16] = arr(),
+    sum2: [Signal<Local, Bits<11>>; 8] = arr(),
+    sum4: [Signal<Local, Bits<11>>; 2] = arr(),
 }
-
-impl Default for PlaneStats {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            load: Default::default(),
-            x: std::array::from_fn(|_| Default::default()),
-            x_lo: std::array::from_fn(|_| Default::default()),
-            x_top: std::array::from_fn(|_| Default::default()),
-            valid: std::array::from_fn(|_| Default::default()),
-            count: Default::default(),
-            wide: Default::default(),
-            extra: Default::default(),
-            plane_len: Default::default(),
-            y: std::array::from_fn(|_| Default::default()),
-            y_lo: std::array::from_fn(|_| Default::default()),
-            y_top: std::array::from_fn(|_| Default::default()),
-            single_zero: Default::default(),
-            single_zero_top: Default::default(),
-            run_start: Default::default(),
-            run_start_top: Default::default(),
-            zero: Default::default(),
-            zero_top: Default::default(),
-            all_ones: Default::default(),
-            all_ones_top: Default::default(),
-            dbp_zero: Default::default(),
-            dbp_zero_top: Default::default(),
-            two_ones: Default::default(),
-            two_ones_top: Default::default(),
-            one_one: Default::default(),
-            one_one_top: Default::default(),
-            verbatim: Default::default(),
-            verbatim_top: Default::default(),
-            pos_field_bits: Default::default(),
-            plane_bits: Default::default(),
-            x_q: std::array::from_fn(|_| Default::default()),
-            x_lo_q: std::array::from_fn(|_| Default::default()),
-            x_top_q: std::array::from_fn(|_| Default::default()),
-            valid_q: std::array::from_fn(|_| Default::default()),
-            count_q: Default::default(),
-            wide_q: Default::default(),
-            extra_q: Default::default(),
-            narrow: Default::default(),
-            x_cur: Default::default(),
-            y_cur: Default::default(),
-            or_x: Default::default(),
-            seen1: Default::default(),
-            seen2: Default::default(),
-            seen3: Default::default(),
-            and_y: Default::default(),
-            adjacent: Default::default(),
-            prev_y: Default::default(),
-            or_x_top: Default::default(),
-            seen1_top: Default::default(),
-            seen2_top: Default::default(),
-            seen3_top: Default::default(),
-            and_y_top: Default::default(),
-            adjacent_top: Default::default(),
-            prev_y_top: Default::default(),
-            plane_valid: Default::default(),
-            plane_valid_top: Default::default(),
-            rest: Default::default(),
-            rest_top: Default::default(),
-            zero_above: Default::default(),
-            zero_below: Default::default(),
-            run_cost: Default::default(),
-            pos_field_l: Default::default(),
-            pos_cost: Default::default(),
-            verbatim_cost: Default::default(),
-            total: Default::default(),
-        }
-    }
 }
 
 impl Logic for PlaneStats {
     #[hdl_gen]
     fn update(&mut self) {
-        // Input flops (the lane's stage-2 register).
-        dff_setup!(self, clock, count_q, wide_q, extra_q);
+        // Input flops (the lane's stage-2 register); the pipeline flops load every cycle.
+        dff_setup!(
+            self, clock, count_q, wide_q, extra_q, zero_r, zero_top_r, single_r, single_top_r, run_r, run_top_r,
+            ones_r, ones_top_r, dbpz_r, dbpz_top_r, two_r, two_top_r, one_r, one_top_r, verb_r, verb_top_r,
+            top_cost_r, total_r, pos_field_r
+        );
         for m in 0..32 {
             self.x_q[m].clock.next = self.clock.val();
             self.x_q[m].d.next = self.x_q[m].q.val();
@@ -211,6 +265,9 @@ impl Logic for PlaneStats {
         for m in 0..64 {
             self.valid_q[m].clock.next = self.clock.val();
             self.valid_q[m].d.next = self.valid_q[m].q.val();
+        }
+        for k in 0..4 {
+            self.part_r[k].clock.next = self.clock.val();
         }
         if self.load.val() {
             for m in 0..32 {
@@ -227,64 +284,155 @@ impl Logic for PlaneStats {
         }
         self.plane_len.next = self.count_q.q.val();
 
-        // One pass over the values: OR of x, saturating counts of y, AND of valid y, adjacent pairs.
-        self.or_x.next = bits::<32>(0);
-        self.seen1.next = bits::<32>(0);
-        self.seen2.next = bits::<32>(0);
-        self.seen3.next = bits::<32>(0);
-        self.and_y.next = bits::<32>(0xFFFF_FFFF_u64);
-        self.adjacent.next = bits::<32>(0);
-        self.prev_y.next = bits::<32>(0);
-        self.or_x_top.next = false;
-        self.seen1_top.next = false;
-        self.seen2_top.next = false;
-        self.seen3_top.next = false;
-        self.and_y_top.next = true;
-        self.adjacent_top.next = false;
-        self.prev_y_top.next = false;
-        self.narrow.next = bits::<17>(0);
+        // ---- leaves: y[m] = x[m] ^ (x[m] >> 1), with plane 32 above bit 31 of the wide values
         for m in 0..32 {
-            self.x_cur.next = self.x_q[m].q.val();
-            self.y_cur.next = (self.x_cur.val() ^ (self.x_cur.val() >> 1))
-                .replace_bit(31, self.x_cur.val().get_bit(31) ^ self.x_top_q[m].q.val());
-            self.y[m].next = self.y_cur.val();
-            self.y_top[m].next = self.x_top_q[m].q.val();
-            self.or_x.next = self.or_x.val() | self.x_cur.val();
-            self.seen3.next = self.seen3.val() | (self.seen2.val() & self.y_cur.val());
-            self.seen2.next = self.seen2.val() | (self.seen1.val() & self.y_cur.val());
-            self.seen1.next = self.seen1.val() | self.y_cur.val();
-            self.adjacent.next = self.adjacent.val() | (self.prev_y.val() & self.y_cur.val());
-            self.prev_y.next = self.y_cur.val();
-            self.or_x_top.next = self.or_x_top.val() | self.x_top_q[m].q.val();
-            self.seen3_top.next = self.seen3_top.val() | (self.seen2_top.val() & self.x_top_q[m].q.val());
-            self.seen2_top.next = self.seen2_top.val() | (self.seen1_top.val() & self.x_top_q[m].q.val());
-            self.seen1_top.next = self.seen1_top.val() | self.x_top_q[m].q.val();
-            self.adjacent_top.next = self.adjacent_top.val() | (self.prev_y_top.val() & self.x_top_q[m].q.val());
-            self.prev_y_top.next = self.x_top_q[m].q.val();
-            if self.valid_q[m].q.val() {
-                self.and_y.next = self.and_y.val() & self.y_cur.val();
-                self.and_y_top.next = self.and_y_top.val() & self.x_top_q[m].q.val();
-            }
+            self.xv[m].next = self.x_q[m].q.val();
+            self.yv[m].next = (self.x_q[m].q.val() ^ (self.x_q[m].q.val() >> 1))
+                .replace_bit(31, self.x_q[m].q.val().get_bit(31) ^ self.x_top_q[m].q.val());
+            // (`bit_cast` of an indexed signal does not export: go through a scalar local.)
+            self.narrow_t.next = self.x_lo_q[m].q.val();
+            self.xv[m + 32].next = bit_cast::<32, 17>(self.narrow_t.val());
+            self.yv[m + 32].next = self.xv[m + 32].val() ^ (self.xv[m + 32].val() >> 1);
         }
-        for m in 32..64 {
-            // Values 32–63 have no plane 32: their top bit is zero.
-            self.narrow.next = self.x_lo_q[m - 32].q.val();
-            self.x_cur.next = bit_cast::<32, 17>(self.narrow.val());
-            self.y_cur.next = self.x_cur.val() ^ (self.x_cur.val() >> 1);
-            self.y_lo[m - 32].next = bit_cast::<17, 32>(self.y_cur.val());
-            self.or_x.next = self.or_x.val() | self.x_cur.val();
-            self.seen3.next = self.seen3.val() | (self.seen2.val() & self.y_cur.val());
-            self.seen2.next = self.seen2.val() | (self.seen1.val() & self.y_cur.val());
-            self.seen1.next = self.seen1.val() | self.y_cur.val();
-            self.adjacent.next = self.adjacent.val() | (self.prev_y.val() & self.y_cur.val());
-            self.prev_y.next = self.y_cur.val();
-            if self.valid_q[m].q.val() {
-                self.and_y.next = self.and_y.val() & self.y_cur.val();
-                self.and_y_top.next = false;
-            }
+        for m in 0..32 {
+            self.x_held[m].next = self.x_q[m].q.val();
+            self.x_lo_held[m].next = self.x_lo_q[m].q.val();
+            self.x_top_held[m].next = self.x_top_q[m].q.val();
         }
 
-        // Which planes exist: 16 or 32 low planes, plus plane 16 or 32 for DBX.
+        // ---- reduction tree, level 1 from the leaves (two values: counts ≥ 1 and ≥ 2)
+        for i in 0..32 {
+            self.one1[i].next = self.yv[2 * i].val() | self.yv[2 * i + 1].val();
+            self.two1[i].next = self.yv[2 * i].val() & self.yv[2 * i + 1].val();
+            self.orx1[i].next = self.xv[2 * i].val() | self.xv[2 * i + 1].val();
+            self.andy1[i].next = bits::<32>(0xFFFF_FFFF_u64);
+            if self.valid_q[2 * i].q.val() {
+                self.andy1[i].next = self.yv[2 * i].val();
+            }
+            if self.valid_q[2 * i + 1].q.val() {
+                self.andy1[i].next = self.andy1[i].val() & self.yv[2 * i + 1].val();
+            }
+            self.adj1[i].next = self.yv[2 * i].val() & self.yv[2 * i + 1].val();
+        }
+        for i in 1..32 {
+            self.adj1[i].next = self.adj1[i].val() | (self.yv[2 * i - 1].val() & self.yv[2 * i].val());
+        }
+        // Levels 2–5: merge(a, b) = (a1|b1, a2|b2|a1·b1, a3|b3|a2·b1|a1·b2), OR, AND, OR.
+        for i in 0..16 {
+            self.one2[i].next = self.one1[2 * i].val() | self.one1[2 * i + 1].val();
+            self.two2[i].next =
+                self.two1[2 * i].val() | self.two1[2 * i + 1].val() | (self.one1[2 * i].val() & self.one1[2 * i + 1].val());
+            self.three2[i].next = (self.two1[2 * i].val() & self.one1[2 * i + 1].val())
+                | (self.one1[2 * i].val() & self.two1[2 * i + 1].val());
+            self.orx2[i].next = self.orx1[2 * i].val() | self.orx1[2 * i + 1].val();
+            self.andy2[i].next = self.andy1[2 * i].val() & self.andy1[2 * i + 1].val();
+            self.adj2[i].next = self.adj1[2 * i].val() | self.adj1[2 * i + 1].val();
+        }
+        for i in 0..8 {
+            self.one3[i].next = self.one2[2 * i].val() | self.one2[2 * i + 1].val();
+            self.two3[i].next =
+                self.two2[2 * i].val() | self.two2[2 * i + 1].val() | (self.one2[2 * i].val() & self.one2[2 * i + 1].val());
+            self.three3[i].next = self.three2[2 * i].val()
+                | self.three2[2 * i + 1].val()
+                | (self.two2[2 * i].val() & self.one2[2 * i + 1].val())
+                | (self.one2[2 * i].val() & self.two2[2 * i + 1].val());
+            self.orx3[i].next = self.orx2[2 * i].val() | self.orx2[2 * i + 1].val();
+            self.andy3[i].next = self.andy2[2 * i].val() & self.andy2[2 * i + 1].val();
+            self.adj3[i].next = self.adj2[2 * i].val() | self.adj2[2 * i + 1].val();
+        }
+        for i in 0..4 {
+            self.one4[i].next = self.one3[2 * i].val() | self.one3[2 * i + 1].val();
+            self.two4[i].next =
+                self.two3[2 * i].val() | self.two3[2 * i + 1].val() | (self.one3[2 * i].val() & self.one3[2 * i + 1].val());
+            self.three4[i].next = self.three3[2 * i].val()
+                | self.three3[2 * i + 1].val()
+                | (self.two3[2 * i].val() & self.one3[2 * i + 1].val())
+                | (self.one3[2 * i].val() & self.two3[2 * i + 1].val());
+            self.orx4[i].next = self.orx3[2 * i].val() | self.orx3[2 * i + 1].val();
+            self.andy4[i].next = self.andy3[2 * i].val() & self.andy3[2 * i + 1].val();
+            self.adj4[i].next = self.adj3[2 * i].val() | self.adj3[2 * i + 1].val();
+        }
+        for i in 0..2 {
+            self.one5[i].next = self.one4[2 * i].val() | self.one4[2 * i + 1].val();
+            self.two5[i].next =
+                self.two4[2 * i].val() | self.two4[2 * i + 1].val() | (self.one4[2 * i].val() & self.one4[2 * i + 1].val());
+            self.three5[i].next = self.three4[2 * i].val()
+                | self.three4[2 * i + 1].val()
+                | (self.two4[2 * i].val() & self.one4[2 * i + 1].val())
+                | (self.one4[2 * i].val() & self.two4[2 * i + 1].val());
+            self.orx5[i].next = self.orx4[2 * i].val() | self.orx4[2 * i + 1].val();
+            self.andy5[i].next = self.andy4[2 * i].val() & self.andy4[2 * i + 1].val();
+            self.adj5[i].next = self.adj4[2 * i].val() | self.adj4[2 * i + 1].val();
+        }
+        self.seen1.next = self.one5[0].val() | self.one5[1].val();
+        self.seen2.next = self.two5[0].val() | self.two5[1].val() | (self.one5[0].val() & self.one5[1].val());
+        self.seen3.next = self.three5[0].val()
+            | self.three5[1].val()
+            | (self.two5[0].val() & self.one5[1].val())
+            | (self.one5[0].val() & self.two5[1].val());
+        self.or_x.next = self.orx5[0].val() | self.orx5[1].val();
+        self.and_y.next = self.andy5[0].val() & self.andy5[1].val();
+        self.adjacent.next = self.adj5[0].val() | self.adj5[1].val();
+
+        // ---- plane 32 (values 0–31; values 32–63 have no plane 32, but a valid one breaks all-ones)
+        for m in 0..32 {
+            self.t_andy_leaf[m].next = self.x_top_q[m].q.val() | !self.valid_q[m].q.val();
+        }
+        for i in 0..16 {
+            self.t_one1[i].next = self.x_top_q[2 * i].q.val() | self.x_top_q[2 * i + 1].q.val();
+            self.t_two1[i].next = self.x_top_q[2 * i].q.val() & self.x_top_q[2 * i + 1].q.val();
+            self.t_andy1[i].next = self.t_andy_leaf[2 * i].val() & self.t_andy_leaf[2 * i + 1].val();
+            self.t_adj1[i].next = self.x_top_q[2 * i].q.val() & self.x_top_q[2 * i + 1].q.val();
+        }
+        for i in 1..16 {
+            self.t_adj1[i].next = self.t_adj1[i].val() | (self.x_top_q[2 * i - 1].q.val() & self.x_top_q[2 * i].q.val());
+        }
+        for i in 0..8 {
+            self.t_one2[i].next = self.t_one1[2 * i].val() | self.t_one1[2 * i + 1].val();
+            self.t_two2[i].next = self.t_two1[2 * i].val()
+                | self.t_two1[2 * i + 1].val()
+                | (self.t_one1[2 * i].val() & self.t_one1[2 * i + 1].val());
+            self.t_three2[i].next = (self.t_two1[2 * i].val() & self.t_one1[2 * i + 1].val())
+                | (self.t_one1[2 * i].val() & self.t_two1[2 * i + 1].val());
+            self.t_andy2[i].next = self.t_andy1[2 * i].val() & self.t_andy1[2 * i + 1].val();
+            self.t_adj2[i].next = self.t_adj1[2 * i].val() | self.t_adj1[2 * i + 1].val();
+        }
+        for i in 0..4 {
+            self.t_one3[i].next = self.t_one2[2 * i].val() | self.t_one2[2 * i + 1].val();
+            self.t_two3[i].next = self.t_two2[2 * i].val()
+                | self.t_two2[2 * i + 1].val()
+                | (self.t_one2[2 * i].val() & self.t_one2[2 * i + 1].val());
+            self.t_three3[i].next = self.t_three2[2 * i].val()
+                | self.t_three2[2 * i + 1].val()
+                | (self.t_two2[2 * i].val() & self.t_one2[2 * i + 1].val())
+                | (self.t_one2[2 * i].val() & self.t_two2[2 * i + 1].val());
+            self.t_andy3[i].next = self.t_andy2[2 * i].val() & self.t_andy2[2 * i + 1].val();
+            self.t_adj3[i].next = self.t_adj2[2 * i].val() | self.t_adj2[2 * i + 1].val();
+        }
+        for i in 0..2 {
+            self.t_one4[i].next = self.t_one3[2 * i].val() | self.t_one3[2 * i + 1].val();
+            self.t_two4[i].next = self.t_two3[2 * i].val()
+                | self.t_two3[2 * i + 1].val()
+                | (self.t_one3[2 * i].val() & self.t_one3[2 * i + 1].val());
+            self.t_three4[i].next = self.t_three3[2 * i].val()
+                | self.t_three3[2 * i + 1].val()
+                | (self.t_two3[2 * i].val() & self.t_one3[2 * i + 1].val())
+                | (self.t_one3[2 * i].val() & self.t_two3[2 * i + 1].val());
+            self.t_andy4[i].next = self.t_andy3[2 * i].val() & self.t_andy3[2 * i + 1].val();
+            self.t_adj4[i].next = self.t_adj3[2 * i].val() | self.t_adj3[2 * i + 1].val();
+        }
+        self.lo_valid.next = self.valid_q[32].q.val();
+        self.seen1_top.next = self.t_one4[0].val() | self.t_one4[1].val();
+        self.seen2_top.next =
+            self.t_two4[0].val() | self.t_two4[1].val() | (self.t_one4[0].val() & self.t_one4[1].val());
+        self.seen3_top.next = self.t_three4[0].val()
+            | self.t_three4[1].val()
+            | (self.t_two4[0].val() & self.t_one4[1].val())
+            | (self.t_one4[0].val() & self.t_two4[1].val());
+        self.and_y_top.next = self.t_andy4[0].val() & self.t_andy4[1].val() & !self.lo_valid.val();
+        self.adjacent_top.next = self.t_adj4[0].val() | self.t_adj4[1].val();
+
+        // ---- which planes exist: 16 or 32 low planes, plus plane 16 or 32 for DBX
         self.plane_valid.next = bits::<32>(0xFFFF);
         if self.extra_q.q.val() {
             self.plane_valid.next = bits::<32>(0x1FFFF);
@@ -294,35 +442,61 @@ impl Logic for PlaneStats {
         }
         self.plane_valid_top.next = self.wide_q.q.val() & self.extra_q.q.val();
 
-        // Classification, in the priority order of the prefix code.
-        self.zero.next = !self.seen1.val() & self.plane_valid.val();
-        self.zero_top.next = !self.seen1_top.val() & self.plane_valid_top.val();
-        self.all_ones.next = self.seen1.val() & self.and_y.val();
-        self.all_ones_top.next = self.seen1_top.val() & self.and_y_top.val();
-        self.dbp_zero.next = self.seen1.val() & !self.all_ones.val() & !self.or_x.val();
-        self.dbp_zero_top.next = self.seen1_top.val() & !self.all_ones_top.val() & !self.or_x_top.val();
-        self.rest.next = self.seen1.val() & !self.all_ones.val() & !self.dbp_zero.val();
-        self.rest_top.next = self.seen1_top.val() & !self.all_ones_top.val() & !self.dbp_zero_top.val();
-        self.one_one.next = self.rest.val() & !self.seen2.val();
-        self.one_one_top.next = self.rest_top.val() & !self.seen2_top.val();
-        self.two_ones.next = self.rest.val() & self.seen2.val() & !self.seen3.val() & self.adjacent.val();
-        self.two_ones_top.next =
-            self.rest_top.val() & self.seen2_top.val() & !self.seen3_top.val() & self.adjacent_top.val();
-        self.verbatim.next = self.rest.val() & !self.one_one.val() & !self.two_ones.val();
-        self.verbatim_top.next = self.rest_top.val() & !self.one_one_top.val() & !self.two_ones_top.val();
-
+        // ---- classification, in the priority order of the prefix code → class flops
+        self.zero_l.next = !self.seen1.val() & self.plane_valid.val();
+        self.zero_top_l.next = !self.seen1_top.val() & self.plane_valid_top.val();
+        self.ones_l.next = self.seen1.val() & self.and_y.val();
+        self.ones_top_l.next = self.seen1_top.val() & self.and_y_top.val();
+        self.dbpz_l.next = self.seen1.val() & !self.ones_l.val() & !self.or_x.val();
+        // Plane 32 has no plane above it: its pre-XOR plane is the XORed plane, so it is never
+        // a nonzero plane with a zero DBP (OR of its x = `seen1_top`).
+        self.dbpz_top_l.next = self.seen1_top.val() & !self.ones_top_l.val() & !self.seen1_top.val();
+        self.rest.next = self.seen1.val() & !self.ones_l.val() & !self.dbpz_l.val();
+        self.rest_top.next = self.seen1_top.val() & !self.ones_top_l.val() & !self.dbpz_top_l.val();
+        self.one_l.next = self.rest.val() & !self.seen2.val();
+        self.one_top_l.next = self.rest_top.val() & !self.seen2_top.val();
+        self.two_l.next = self.rest.val() & self.seen2.val() & !self.seen3.val() & self.adjacent.val();
+        self.two_top_l.next = self.rest_top.val() & self.seen2_top.val() & !self.seen3_top.val() & self.adjacent_top.val();
         // Zero runs: a run's top plane carries its code; a lone zero plane is a single.
-        self.zero_above.next = (self.zero.val() >> 1).replace_bit(31, self.zero_top.val());
-        self.zero_below.next = self.zero.val() << 1;
-        self.run_start.next = self.zero.val() & !self.zero_above.val() & self.zero_below.val();
-        self.single_zero.next = self.zero.val() & !self.zero_above.val() & !self.zero_below.val();
-        self.run_start_top.next = self.zero_top.val() & self.zero.val().get_bit(31);
-        self.single_zero_top.next = self.zero_top.val() & !self.zero.val().get_bit(31);
+        self.zero_above.next = (self.zero_l.val() >> 1).replace_bit(31, self.zero_top_l.val());
+        self.zero_below.next = self.zero_l.val() << 1;
+        self.zero_r.d.next = self.zero_l.val();
+        self.zero_top_r.d.next = self.zero_top_l.val();
+        self.run_r.d.next = self.zero_l.val() & !self.zero_above.val() & self.zero_below.val();
+        self.run_top_r.d.next = self.zero_top_l.val() & self.zero_l.val().get_bit(31);
+        self.single_r.d.next = self.zero_l.val() & !self.zero_above.val() & !self.zero_below.val();
+        self.single_top_r.d.next = self.zero_top_l.val() & !self.zero_l.val().get_bit(31);
+        self.ones_r.d.next = self.ones_l.val();
+        self.ones_top_r.d.next = self.ones_top_l.val();
+        self.dbpz_r.d.next = self.dbpz_l.val();
+        self.dbpz_top_r.d.next = self.dbpz_top_l.val();
+        self.one_r.d.next = self.one_l.val();
+        self.one_top_r.d.next = self.one_top_l.val();
+        self.two_r.d.next = self.two_l.val();
+        self.two_top_r.d.next = self.two_top_l.val();
+        self.verb_r.d.next = self.rest.val() & !self.one_l.val() & !self.two_l.val();
+        self.verb_top_r.d.next = self.rest_top.val() & !self.one_top_l.val() & !self.two_top_l.val();
+        self.single_zero.next = self.single_r.q.val();
+        self.single_zero_top.next = self.single_top_r.q.val();
+        self.run_start.next = self.run_r.q.val();
+        self.run_start_top.next = self.run_top_r.q.val();
+        self.zero.next = self.zero_r.q.val();
+        self.zero_top.next = self.zero_top_r.q.val();
+        self.all_ones.next = self.ones_r.q.val();
+        self.all_ones_top.next = self.ones_top_r.q.val();
+        self.dbp_zero.next = self.dbpz_r.q.val();
+        self.dbp_zero_top.next = self.dbpz_top_r.q.val();
+        self.two_ones.next = self.two_r.q.val();
+        self.two_ones_top.next = self.two_top_r.q.val();
+        self.one_one.next = self.one_r.q.val();
+        self.one_one_top.next = self.one_top_r.q.val();
+        self.verbatim.next = self.verb_r.q.val();
+        self.verbatim_top.next = self.verb_top_r.q.val();
 
-        // Field widths: run length ⌈log2(P−1)⌉ = 5 or 4 bits; position ⌈log2 L⌉.
-        self.run_cost.next = bits::<11>(6);
+        // ---- field widths: run ⌈log2(P−1)⌉ = 5 or 4 bits; position ⌈log2 L⌉ (from the input flops)
+        self.run_cost.next = self.run_code_w16.val();
         if self.wide_q.q.val() {
-            self.run_cost.next = bits::<11>(7);
+            self.run_cost.next = self.run_code_w32.val();
         }
         self.pos_field_l.next = bits::<3>(0);
         if self.count_q.q.val() >= 2 {
@@ -343,47 +517,63 @@ impl Logic for PlaneStats {
         if self.count_q.q.val() >= 33 {
             self.pos_field_l.next = bits::<3>(6);
         }
-        // Written once: a port written several times per evaluation glitches, which Icarus
-        // turns into a never-settling ping-pong with the lane (docs/HARDWARE.md, "Icarus-safe").
-        self.pos_field_bits.next = self.pos_field_l.val();
-        self.pos_cost.next = bits::<11>(5) + bit_cast::<11, 3>(self.pos_field_bits.val());
+        self.pos_field_r.d.next = self.pos_field_l.val();
+        self.pos_field_bits.next = self.pos_field_r.q.val();
+        self.pos_cost.next = self.position_prefix_bits.val() + bit_cast::<11, 3>(self.pos_field_l.val());
         self.verbatim_cost.next = bits::<11>(1) + bit_cast::<11, 7>(self.count_q.q.val());
 
-        // Sum of the per-plane code lengths.
-        self.total.next = bits::<11>(0);
+        // ---- per-plane code length from the class flops: one-hot (the classes are exclusive)
         for j in 0..32 {
-            if self.single_zero.val().get_bit(j) {
-                self.total.next = self.total.val() + 3;
+            self.cost[j].next = bits::<11>(0);
+            if self.single_r.q.val().get_bit(j) {
+                self.cost[j].next = self.single_zero_bits.val();
             }
-            if self.run_start.val().get_bit(j) {
-                self.total.next = self.total.val() + self.run_cost.val();
+            if self.run_r.q.val().get_bit(j) {
+                self.cost[j].next = self.cost[j].val() | self.run_cost.val();
             }
-            if self.all_ones.val().get_bit(j) | self.dbp_zero.val().get_bit(j) {
-                self.total.next = self.total.val() + 5;
+            if self.ones_r.q.val().get_bit(j) | self.dbpz_r.q.val().get_bit(j) {
+                self.cost[j].next = self.cost[j].val() | self.fixed_code_bits.val();
             }
-            if self.two_ones.val().get_bit(j) | self.one_one.val().get_bit(j) {
-                self.total.next = self.total.val() + self.pos_cost.val();
+            if self.two_r.q.val().get_bit(j) | self.one_r.q.val().get_bit(j) {
+                self.cost[j].next = self.cost[j].val() | self.pos_cost.val();
             }
-            if self.verbatim.val().get_bit(j) {
-                self.total.next = self.total.val() + self.verbatim_cost.val();
+            if self.verb_r.q.val().get_bit(j) {
+                self.cost[j].next = self.cost[j].val() | self.verbatim_cost.val();
             }
         }
-        if self.single_zero_top.val() {
-            self.total.next = self.total.val() + 3;
+        self.top_cost.next = bits::<11>(0);
+        if self.single_top_r.q.val() {
+            self.top_cost.next = self.single_zero_bits.val();
         }
-        if self.run_start_top.val() {
-            self.total.next = self.total.val() + self.run_cost.val();
+        if self.run_top_r.q.val() {
+            self.top_cost.next = self.top_cost.val() | self.run_cost.val();
         }
-        if self.all_ones_top.val() | self.dbp_zero_top.val() {
-            self.total.next = self.total.val() + 5;
+        if self.ones_top_r.q.val() | self.dbpz_top_r.q.val() {
+            self.top_cost.next = self.top_cost.val() | self.fixed_code_bits.val();
         }
-        if self.two_ones_top.val() | self.one_one_top.val() {
-            self.total.next = self.total.val() + self.pos_cost.val();
+        if self.two_top_r.q.val() | self.one_top_r.q.val() {
+            self.top_cost.next = self.top_cost.val() | self.pos_cost.val();
         }
-        if self.verbatim_top.val() {
-            self.total.next = self.total.val() + self.verbatim_cost.val();
+        if self.verb_top_r.q.val() {
+            self.top_cost.next = self.top_cost.val() | self.verbatim_cost.val();
         }
-        self.plane_bits.next = self.total.val();
+        // Adder tree levels 1–3 (32 lengths → 4 sums of 8) → partial-sum flops.
+        for i in 0..16 {
+            self.sum1[i].next = self.cost[2 * i].val() + self.cost[2 * i + 1].val();
+        }
+        for i in 0..8 {
+            self.sum2[i].next = self.sum1[2 * i].val() + self.sum1[2 * i + 1].val();
+        }
+        for i in 0..4 {
+            self.part_r[i].d.next = self.sum2[2 * i].val() + self.sum2[2 * i + 1].val();
+        }
+        self.top_cost_r.d.next = self.top_cost.val();
+        // Levels 4–5 and plane 32 → total flop.
+        for i in 0..2 {
+            self.sum4[i].next = self.part_r[2 * i].q.val() + self.part_r[2 * i + 1].q.val();
+        }
+        self.total_r.d.next = (self.sum4[0].val() + self.sum4[1].val()) + self.top_cost_r.q.val();
+        self.plane_bits.next = self.total_r.q.val();
     }
 }
 
@@ -412,9 +602,12 @@ mod tests {
         s.wide.next = wide;
         s.extra.next = extra;
         s.load.next = true;
-        for level in [true, false] {
-            s.clock.next = Clock { clk: level };
-            assert!(simulate(s, 100));
+        for _ in 0..=STATS_CYCLES {
+            for level in [true, false] {
+                s.clock.next = Clock { clk: level };
+                assert!(simulate(s, 100));
+            }
+            s.load.next = false;
         }
         s.plane_bits.val().to_u32()
     }
