@@ -31,34 +31,9 @@
 //! sub-block (Verilator's lint sees no loops).
 
 use super::compactor::Compactor;
+use super::{arr, constants, d};
 use super::plane_stats::PlaneStats;
 use rust_hdl::prelude::*;
-
-/// Declares a logic block and a `Default` that builds every field with the given expression.
-macro_rules! hw_block {
-    ($(#[$m:meta])* $vis:vis struct $name:ident {
-        $( $(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty = $init:expr ),* $(,)?
-    }) => {
-        $(#[$m])* $vis struct $name { $( $(#[$fm])* $fvis $field : $ty ),* }
-        impl Default for $name {
-            fn default() -> Self {
-                Self { $( $field: $init ),* }
-            }
-        }
-    };
-}
-
-fn d<T: Default>() -> T {
-    T::default()
-}
-
-fn arr<T: Default, const N: usize>() -> [T; N] {
-    std::array::from_fn(|_| T::default())
-}
-
-fn constants<const W: usize, const N: usize>(step: u64) -> [Constant<Bits<W>>; N] {
-    std::array::from_fn(|k| Constant::new((k as u64 * step).into()))
-}
 
 /// Planes the emitter's queue holds: 33 planes (DBX, 32-bit symbols) rounded up to 4 cycles × 9
 /// plane coders.

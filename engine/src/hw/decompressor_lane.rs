@@ -1,0 +1,1160 @@
+//! The host-to-device lane `pz_h2d_lane`: chunk unpacker and decompressor (paper §III-A, Fig. 2,
+//! the decompressing half). The FORMAT.md §7–§8 chunk stream of one transfer comes in as
+//! 32-byte beats exactly as it lies in host memory (headers, raw chunks, compressed bodies, the
+//! final partial chunk); the original bytes go out as addressed 32-byte writes into the
+//! transfer's destination. Every condition of FORMAT.md §9 raises the error output with the
+//! transfer id and the chunk index; nothing past the first bad block is written, and the lane
+//! takes the next descriptor once the bad transfer's beats have been drained. Bit-exact to
+//! [`crate::golden::decode_stream`]; `docs/HARDWARE.md` ("The decompressor lane") draws it.
+//!
+//! # Ports
+//! * Descriptor (valid/ready): `desc_id` (echoed on writes, errors and `done`), `desc_w16`
+//!   (16-bit symbols; else 32-bit), `desc_raw_bytes` (the transfer's original size in bytes).
+//! * Stream beats (valid/ready): `in_data[k]` = little-endian bytes `4k … 4k+3` of the beat,
+//!   `in_bytes` = valid bytes of the beat (32 except on the last beat; 0 allowed there for an
+//!   empty stream), `in_last` = the transfer's last beat.
+//! * Writes (valid/ready): `out_addr` (byte address within the destination, a multiple of 32),
+//!   `out_data[k]` (little-endian words), `out_strb` (bit `i` = byte `i` is written), `out_id`,
+//!   `out_last` (the write holding the transfer's final byte).
+//! * `done` / `done_id`: one-cycle pulse after the transfer's last write has been taken (also for
+//!   a transfer that ended in an error, after its error pulse).
+//! * `err_valid` / `err_class` / `err_id` / `err_chunk`: one-cycle pulse naming the first §9
+//!   condition of the transfer ([`H2dErrorClass`](super::h2d_driver::H2dErrorClass) numbering)
+//!   and the index of the chunk it lies in (for trailing bytes: the number of chunks).
+//!
+//! Every output is a flop.
+//!
+//! # Stages
+//! 1. Unpacker + decode loop (this block): a 512-bit window holds the stream MSB-first at its
+//!    head; each cycle the loop decodes one field at the head (chunk header, tag, mask, up to
+//!    64 bits of ZVC symbols, DBX base, one plane code, 256 bits of a raw block or raw chunk),
+//!    shifts the window by the field's length and appends the next beat behind the live bits.
+//! 2. Rebuild ([`BlockRebuild`]): transpose, DBX prefix sum and range check, ZVC/ZBX expansion.
+//! 3. Writer: a block (or raw-chunk beat) as up to four addressed 32-byte writes, then the output
+//!    register.
+
+use super::block_rebuild::{BlockRebuild, KIND_PASS};
+use super::{arr, constants, d};
+use rust_hdl::prelude::*;
+
+/// Bits of the unpacker's window (two beats).
+pub const WINDOW_BITS: usize = 512;
+/// Window words of 32 bits.
+pub const WINDOW_WORDS: usize = WINDOW_BITS / 32;
+
+/// What the decode loop is doing.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum LoopState {
+    /// Waiting for a descriptor.
+    Idle,
+    /// Reading a chunk's 16-bit header.
+    Header,
+    /// Copying a raw chunk, 32 bytes per cycle.
+    RawChunk,
+    /// Reading a block's 3-bit tag.
+    Tag,
+    /// Reading the N-bit nonzero mask (ZVC, ZBX).
+    Mask,
+    /// Reading ZVC's nonzero symbols, up to 64 bits per cycle.
+    ZvcSymbols,
+    /// Reading the DBX base-symbol code.
+    Base,
+    /// Reading one plane code per cycle.
+    Planes,
+    /// Reading a raw block, 256 bits per cycle.
+    RawBlock,
+    /// Handing the decoded block to the rebuild stage.
+    Push,
+    /// One cycle for the rebuild stage's DBX range check.
+    DeltaCheck,
+    /// Checking the chunk's padding bits.
+    Padding,
+    /// After the last chunk: no byte may follow.
+    Trailing,
+    /// A block error is held until the chunk body is known to be complete (else the stream is
+    /// truncated, which FORMAT.md §9 reports first).
+    ErrorCheck,
+    /// Discarding the rest of a bad transfer's beats.
+    Drain,
+    /// Waiting for the last write to leave, then `done`.
+    Finish,
+}
+
+hw_block! {
+/// The host-to-device lane; see the module docs for ports and stages.
+#[derive(LogicBlock)]
+pub struct DecompressorLane {
+    /// Clock.
+    pub clock: Signal<In, Clock> = d(),
+    /// Synchronous reset.
+    pub reset: Signal<In, Bit> = d(),
+    /// A descriptor is offered.
+    pub desc_valid: Signal<In, Bit> = d(),
+    /// The lane takes the offered descriptor this cycle.
+    pub desc_ready: Signal<Out, Bit> = d(),
+    /// Descriptor: transfer id.
+    pub desc_id: Signal<In, Bits<8>> = d(),
+    /// Descriptor: 16-bit symbols (bf16/f16); else 32-bit.
+    pub desc_w16: Signal<In, Bit> = d(),
+    /// Descriptor: original bytes of the transfer.
+    pub desc_raw_bytes: Signal<In, Bits<32>> = d(),
+    /// A stream beat is offered.
+    pub in_valid: Signal<In, Bit> = d(),
+    /// The lane takes the offered beat this cycle.
+    pub in_ready: Signal<Out, Bit> = d(),
+    /// The beat as 8 little-endian 32-bit words.
+    pub in_data: [Signal<In, Bits<32>>; 8] = arr(),
+    /// Valid bytes of the beat (0–32).
+    pub in_bytes: Signal<In, Bits<6>> = d(),
+    /// Last beat of the transfer's stream.
+    pub in_last: Signal<In, Bit> = d(),
+    /// A write is offered.
+    pub out_valid: Signal<Out, Bit> = d(),
+    /// The memory takes the offered write this cycle.
+    pub out_ready: Signal<In, Bit> = d(),
+    /// Byte address of the write within the destination (a multiple of 32).
+    pub out_addr: Signal<Out, Bits<32>> = d(),
+    /// The 32 bytes as 8 little-endian words.
+    pub out_data: [Signal<Out, Bits<32>>; 8] = arr(),
+    /// Byte enables: bit `i` = byte `i` of the write is written.
+    pub out_strb: Signal<Out, Bits<32>> = d(),
+    /// Transfer id of the write.
+    pub out_id: Signal<Out, Bits<8>> = d(),
+    /// The write holds the transfer's final byte.
+    pub out_last: Signal<Out, Bit> = d(),
+    /// One-cycle pulse: the transfer is finished (its last write taken, its error reported).
+    pub done: Signal<Out, Bit> = d(),
+    /// Transfer id of `done`.
+    pub done_id: Signal<Out, Bits<8>> = d(),
+    /// One-cycle pulse: the transfer's stream is malformed.
+    pub err_valid: Signal<Out, Bit> = d(),
+    /// FORMAT.md §9 condition (`H2dErrorClass` numbering, 1–11).
+    pub err_class: Signal<Out, Bits<4>> = d(),
+    /// Transfer id of the error.
+    pub err_id: Signal<Out, Bits<8>> = d(),
+    /// Index of the chunk the error lies in (trailing bytes: the number of chunks).
+    pub err_chunk: Signal<Out, Bits<20>> = d(),
+    rebuild: BlockRebuild = d(),
+    c_truncated: Constant<Bits<4>> = Constant::new(1u64.into()),
+    c_reserved_tag: Constant<Bits<4>> = Constant::new(2u64.into()),
+    c_reserved_base: Constant<Bits<4>> = Constant::new(3u64.into()),
+    c_position: Constant<Bits<4>> = Constant::new(4u64.into()),
+    c_run_too_long: Constant<Bits<4>> = Constant::new(5u64.into()),
+    c_dbp_zero_top: Constant<Bits<4>> = Constant::new(6u64.into()),
+    c_delta: Constant<Bits<4>> = Constant::new(7u64.into()),
+    c_header_too_large: Constant<Bits<4>> = Constant::new(8u64.into()),
+    c_size_mismatch: Constant<Bits<4>> = Constant::new(9u64.into()),
+    c_stream_truncated: Constant<Bits<4>> = Constant::new(10u64.into()),
+    c_trailing: Constant<Bits<4>> = Constant::new(11u64.into()),
+    c_pass: Constant<Bits<3>> = Constant::new(KIND_PASS.into()),
+    word_shift: [Constant<Bits<5>>; 17] = constants(1),
+    plane_index: [Constant<Bits<6>>; 34] = constants(1),
+    slot_index: [Constant<Bits<7>>; 64] = constants(1),
+    byte_index: [Constant<Bits<8>>; 33] = constants(1),
+    st: DFF<LoopState> = DFF::default(),
+    win: [DFF<Bits<32>>; WINDOW_WORDS] = arr(),
+    fill: DFF<Bits<10>> = d(),
+    ended: DFF<Bit> = d(),
+    t_id: DFF<Bits<8>> = d(),
+    t_w16: DFF<Bit> = d(),
+    raw_left: DFF<Bits<32>> = d(),
+    chunk: DFF<Bits<20>> = d(),
+    addr: DFF<Bits<32>> = d(),
+    cbytes_left: DFF<Bits<13>> = d(),
+    body_left: DFF<Bits<16>> = d(),
+    tag: DFF<Bits<3>> = d(),
+    g_l: DFF<Bits<7>> = d(),
+    g_p: DFF<Bits<6>> = d(),
+    g_q: DFF<Bits<3>> = d(),
+    rem: DFF<Bits<6>> = d(),
+    above_hi: DFF<Bits<32>> = d(),
+    above_lo: DFF<Bits<32>> = d(),
+    dbp_hi: [DFF<Bits<32>>; 33] = arr(),
+    dbp_lo: [DFF<Bits<32>>; 33] = arr(),
+    psym: [DFF<Bits<32>>; 64] = arr(),
+    pidx: DFF<Bits<7>> = d(),
+    nzc: DFF<Bits<7>> = d(),
+    mask_hi: DFF<Bits<32>> = d(),
+    mask_lo: DFF<Bits<32>> = d(),
+    base: DFF<Bits<32>> = d(),
+    rcnt: DFF<Bits<2>> = d(),
+    e_class: DFF<Bits<4>> = d(),
+    rb_valid: DFF<Bit> = d(),
+    rb_addr: DFF<Bits<32>> = d(),
+    rb_keep: DFF<Bits<8>> = d(),
+    rb_last: DFF<Bit> = d(),
+    rb_id: DFF<Bits<8>> = d(),
+    job_valid: DFF<Bit> = d(),
+    job_words: [DFF<Bits<32>>; 32] = arr(),
+    job_addr: DFF<Bits<32>> = d(),
+    job_keep: DFF<Bits<8>> = d(),
+    job_last: DFF<Bit> = d(),
+    job_id: DFF<Bits<8>> = d(),
+    job_beat: DFF<Bits<2>> = d(),
+    o_valid: DFF<Bit> = d(),
+    o_addr: DFF<Bits<32>> = d(),
+    o_data: [DFF<Bits<32>>; 8] = arr(),
+    o_strb: DFF<Bits<32>> = d(),
+    o_id: DFF<Bits<8>> = d(),
+    o_last: DFF<Bit> = d(),
+    desc_ready_q: DFF<Bit> = d(),
+    in_ready_q: DFF<Bit> = d(),
+    done_q: DFF<Bit> = d(),
+    done_id_q: DFF<Bits<8>> = d(),
+    err_q: DFF<Bit> = d(),
+    err_class_q: DFF<Bits<4>> = d(),
+    err_id_q: DFF<Bits<8>> = d(),
+    err_chunk_q: DFF<Bits<20>> = d(),
+    st_n: Signal<Local, LoopState> = Signal::default(),
+    take: Signal<Local, Bits<10>> = d(),
+    need: Signal<Local, Bits<10>> = d(),
+    need16: Signal<Local, Bits<16>> = d(),
+    in_body: Signal<Local, Bit> = d(),
+    have: Signal<Local, Bit> = d(),
+    exact: Signal<Local, Bit> = d(),
+    over: Signal<Local, Bit> = d(),
+    step: Signal<Local, Bit> = d(),
+    fail: Signal<Local, Bit> = d(),
+    fail_class: Signal<Local, Bits<4>> = d(),
+    report: Signal<Local, Bit> = d(),
+    report_class: Signal<Local, Bits<4>> = d(),
+    push: Signal<Local, Bit> = d(),
+    push_kind: Signal<Local, Bits<3>> = d(),
+    keep: Signal<Local, Bits<13>> = d(),
+    lim_mask: Signal<Local, Bits<32>> = d(),
+    v0: Signal<Local, Bits<32>> = d(),
+    v1: Signal<Local, Bits<32>> = d(),
+    v2: Signal<Local, Bits<32>> = d(),
+    vm: Signal<Local, Bits<32>> = d(),
+    header: Signal<Local, Bits<16>> = d(),
+    chunk_raw: Signal<Local, Bits<13>> = d(),
+    popc: Signal<Local, Bits<7>> = d(),
+    q_of_n: Signal<Local, Bits<3>> = d(),
+    zk: Signal<Local, Bits<7>> = d(),
+    zs: [Signal<Local, Bits<32>>; 4] = arr(),
+    base_l: Signal<Local, Bits<32>> = d(),
+    ones_hi: Signal<Local, Bits<32>> = d(),
+    ones_lo: Signal<Local, Bits<32>> = d(),
+    fld_hi: Signal<Local, Bits<32>> = d(),
+    fld_lo: Signal<Local, Bits<32>> = d(),
+    plane_hi: Signal<Local, Bits<32>> = d(),
+    plane_lo: Signal<Local, Bits<32>> = d(),
+    write_plane: Signal<Local, Bit> = d(),
+    run_len: Signal<Local, Bits<6>> = d(),
+    run_write: Signal<Local, Bit> = d(),
+    pos: Signal<Local, Bits<7>> = d(),
+    span: Signal<Local, Bits<7>> = d(),
+    bitpos: Signal<Local, Bits<7>> = d(),
+    bitpos2: Signal<Local, Bits<7>> = d(),
+    rem_n: Signal<Local, Bits<6>> = d(),
+    after_block: Signal<Local, LoopState> = Signal::default(),
+    wx: [Signal<Local, Bits<32>>; 33] = arr(),
+    ws: [Signal<Local, Bits<32>>; 17] = arr(),
+    tq: Signal<Local, Bits<5>> = d(),
+    tr: Signal<Local, Bits<5>> = d(),
+    nw: [Signal<Local, Bits<32>>; 17] = arr(),
+    be: [Signal<Local, Bits<32>>; 8] = arr(),
+    sh: [Signal<Local, Bits<32>>; 9] = arr(),
+    ip: Signal<Local, Bits<10>> = d(),
+    iq: Signal<Local, Bits<5>> = d(),
+    ir: Signal<Local, Bits<5>> = d(),
+    beat_fire: Signal<Local, Bit> = d(),
+    fill_n: Signal<Local, Bits<10>> = d(),
+    ended_n: Signal<Local, Bit> = d(),
+    rb_move: Signal<Local, Bit> = d(),
+    rb_free: Signal<Local, Bit> = d(),
+    out_free: Signal<Local, Bit> = d(),
+    job_last_beat: Signal<Local, Bits<2>> = d(),
+    job_fin: Signal<Local, Bit> = d(),
+    job_free: Signal<Local, Bit> = d(),
+    beat_cnt: Signal<Local, Bits<8>> = d(),
+    strb: Signal<Local, Bits<32>> = d(),
+    rb_sym: [Signal<Local, Bits<32>>; 8] = arr(),
+    rb_kind: Signal<Local, Bits<3>> = d(),
+}
+}
+
+impl Logic for DecompressorLane {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, st, fill, ended, t_id, t_w16, raw_left, chunk, addr, cbytes_left, body_left, tag, g_l, g_p,
+            g_q, rem, above_hi, above_lo, pidx, nzc, mask_hi, mask_lo, base, rcnt, e_class, rb_valid, rb_addr,
+            rb_keep, rb_last, rb_id, job_valid, job_addr, job_keep, job_last, job_id, job_beat, o_valid, o_addr,
+            o_strb, o_id, o_last, desc_ready_q, in_ready_q, done_q, done_id_q, err_q, err_class_q, err_id_q,
+            err_chunk_q
+        );
+        for i in 0..16 {
+            self.win[i].clock.next = self.clock.val();
+            self.win[i].d.next = self.win[i].q.val();
+        }
+        for j in 0..33 {
+            self.dbp_hi[j].clock.next = self.clock.val();
+            self.dbp_hi[j].d.next = self.dbp_hi[j].q.val();
+            self.dbp_lo[j].clock.next = self.clock.val();
+            self.dbp_lo[j].d.next = self.dbp_lo[j].q.val();
+        }
+        for i in 0..64 {
+            self.psym[i].clock.next = self.clock.val();
+            self.psym[i].d.next = self.psym[i].q.val();
+        }
+        for k in 0..32 {
+            self.job_words[k].clock.next = self.clock.val();
+            self.job_words[k].d.next = self.job_words[k].q.val();
+        }
+        for k in 0..8 {
+            self.o_data[k].clock.next = self.clock.val();
+            self.o_data[k].d.next = self.o_data[k].q.val();
+        }
+
+        // ---- writer and rebuild-stage flow control
+        self.out_free.next = !self.o_valid.q.val() | self.out_ready.val();
+        self.job_last_beat.next = bit_cast::<2, 8>((self.job_keep.q.val() - 1) >> 5);
+        self.job_fin.next = self.job_valid.q.val() & self.out_free.val() & (self.job_beat.q.val() == self.job_last_beat.val());
+        self.job_free.next = !self.job_valid.q.val() | self.job_fin.val();
+        self.rb_move.next = self.rb_valid.q.val() & self.job_free.val() & !self.rebuild.delta_err.val();
+        self.rb_free.next = !self.rb_valid.q.val() | self.rb_move.val();
+
+        // ---- the window's head: three words, the first limited to the chunk body
+        self.v0.next = self.win[0].q.val();
+        self.v1.next = self.win[1].q.val();
+        self.v2.next = self.win[2].q.val();
+        self.lim_mask.next = bits::<32>(0xFFFF_FFFF_u64);
+        if self.body_left.q.val() < 32 {
+            self.lim_mask.next = !(bits::<32>(0xFFFF_FFFF_u64) >> bit_cast::<5, 16>(self.body_left.q.val()));
+        }
+        self.vm.next = self.v0.val() & self.lim_mask.val();
+        self.header.next = bit_cast::<16, 32>(((self.v0.val() >> 24) & 0xFF) | ((self.v0.val() >> 8) & 0xFF00));
+        self.chunk_raw.next = bits::<13>(4096);
+        if self.raw_left.q.val() < 4096 {
+            self.chunk_raw.next = bit_cast::<13, 32>(self.raw_left.q.val());
+        }
+        self.keep.next = bits::<13>(128);
+        if self.cbytes_left.q.val() < 128 {
+            self.keep.next = self.cbytes_left.q.val();
+        }
+        if self.st.q.val() == LoopState::RawChunk {
+            self.keep.next = bits::<13>(32);
+            if self.cbytes_left.q.val() < 32 {
+                self.keep.next = self.cbytes_left.q.val();
+            }
+        }
+        // Mask popcount and ⌈log2 n⌉ (ZBX position field).
+        self.popc.next = bits::<7>(0);
+        for i in 0..32 {
+            if self.v0.val().get_bit(i) {
+                self.popc.next = self.popc.val() + 1;
+            }
+            if self.t_w16.q.val() & self.v1.val().get_bit(i) {
+                self.popc.next = self.popc.val() + 1;
+            }
+        }
+        self.q_of_n.next = bits::<3>(6);
+        if self.popc.val() <= 32 {
+            self.q_of_n.next = bits::<3>(5);
+        }
+        if self.popc.val() <= 16 {
+            self.q_of_n.next = bits::<3>(4);
+        }
+        if self.popc.val() <= 8 {
+            self.q_of_n.next = bits::<3>(3);
+        }
+        if self.popc.val() <= 4 {
+            self.q_of_n.next = bits::<3>(2);
+        }
+        if self.popc.val() <= 2 {
+            self.q_of_n.next = bits::<3>(1);
+        }
+        if self.popc.val() <= 1 {
+            self.q_of_n.next = bits::<3>(0);
+        }
+        // Left-aligned mask of the plane's L bits.
+        self.ones_hi.next = bits::<32>(0xFFFF_FFFF_u64);
+        self.ones_lo.next = bits::<32>(0xFFFF_FFFF_u64);
+        if self.g_l.q.val() < 64 {
+            self.ones_lo.next = !(bits::<32>(0xFFFF_FFFF_u64) >> bit_cast::<5, 7>(self.g_l.q.val() - 32));
+        }
+        if self.g_l.q.val() <= 32 {
+            self.ones_lo.next = bits::<32>(0);
+        }
+        if self.g_l.q.val() < 32 {
+            self.ones_hi.next = !(bits::<32>(0xFFFF_FFFF_u64) >> bit_cast::<5, 7>(self.g_l.q.val()));
+        }
+        // Verbatim plane field: the 64 bits after the prefix bit.
+        self.fld_hi.next = (self.v0.val() << 1) | (self.v1.val() >> 31);
+        self.fld_lo.next = (self.v1.val() << 1) | (self.v2.val() >> 31);
+
+        // ---- the decode loop: one field per cycle
+        self.st_n.next = self.st.q.val();
+        self.take.next = bits::<10>(0);
+        self.need.next = bits::<10>(0);
+        self.in_body.next = false;
+        self.fail.next = false;
+        self.fail_class.next = self.c_truncated.val();
+        self.report.next = false;
+        self.report_class.next = self.c_truncated.val();
+        self.push.next = false;
+        self.push_kind.next = self.tag.q.val();
+        self.zk.next = bits::<7>(0);
+        for t in 0..4 {
+            self.zs[t].next = bits::<32>(0);
+        }
+        self.base_l.next = bits::<32>(0);
+        self.plane_hi.next = bits::<32>(0);
+        self.plane_lo.next = bits::<32>(0);
+        self.write_plane.next = false;
+        self.run_len.next = bits::<6>(0);
+        self.run_write.next = false;
+        self.pos.next = bits::<7>(0);
+        self.span.next = bits::<7>(1);
+        self.bitpos.next = bits::<7>(0);
+        self.bitpos2.next = bits::<7>(0);
+        self.rem_n.next = self.rem.q.val();
+        self.after_block.next = LoopState::Tag;
+        if self.cbytes_left.q.val() == self.keep.val() {
+            self.after_block.next = LoopState::Padding;
+        }
+        self.err_q.d.next = false;
+        self.done_q.d.next = false;
+
+        // How many bits the current step needs.
+        match self.st.q.val() {
+            LoopState::Header => {
+                self.need.next = bits::<10>(16);
+            }
+            LoopState::RawChunk => {
+                self.need.next = bit_cast::<10, 13>(self.keep.val() << 3);
+            }
+            LoopState::Tag => {
+                self.need.next = bits::<10>(3);
+                self.in_body.next = true;
+            }
+            LoopState::Mask => {
+                self.need.next = bits::<10>(32);
+                if self.t_w16.q.val() {
+                    self.need.next = bits::<10>(64);
+                }
+                self.in_body.next = true;
+            }
+            LoopState::ZvcSymbols => {
+                // Up to 64 bits: 2 symbols of 32 bits or 4 of 16.
+                self.zk.next = self.nzc.q.val() - self.pidx.q.val();
+                if self.t_w16.q.val() {
+                    if self.zk.val() > 4 {
+                        self.zk.next = bits::<7>(4);
+                    }
+                    self.need.next = bit_cast::<10, 7>(self.zk.val() << 4);
+                } else {
+                    if self.zk.val() > 2 {
+                        self.zk.next = bits::<7>(2);
+                    }
+                    self.need.next = bit_cast::<10, 7>(self.zk.val() << 5);
+                }
+                self.in_body.next = true;
+            }
+            LoopState::Base => {
+                self.in_body.next = true;
+                if self.vm.val().get_bit(31) {
+                    self.need.next = bits::<10>(33);
+                    if self.t_w16.q.val() {
+                        self.need.next = bits::<10>(17);
+                    }
+                } else {
+                    match self.vm.val().get_bits::<2>(29).index() {
+                        0 => {
+                            self.need.next = bits::<10>(3);
+                        }
+                        1 => {
+                            self.need.next = bits::<10>(7);
+                        }
+                        2 => {
+                            self.need.next = bits::<10>(11);
+                        }
+                        _ => {
+                            self.need.next = bits::<10>(19);
+                            if self.t_w16.q.val() {
+                                self.need.next = bits::<10>(3);
+                            }
+                        }
+                    }
+                }
+            }
+            LoopState::Planes => {
+                self.in_body.next = true;
+                if self.vm.val().get_bit(31) {
+                    self.need.next = bit_cast::<10, 7>(self.g_l.q.val()) + 1;
+                } else if self.vm.val().get_bit(30) {
+                    self.need.next = bits::<10>(7);
+                    if self.t_w16.q.val() {
+                        self.need.next = bits::<10>(6);
+                    }
+                } else if self.vm.val().get_bit(29) {
+                    self.need.next = bits::<10>(3);
+                } else {
+                    self.need.next = bits::<10>(5);
+                    if self.vm.val().get_bit(28) {
+                        self.need.next = bits::<10>(5) + bit_cast::<10, 3>(self.g_q.q.val());
+                    }
+                }
+            }
+            LoopState::RawBlock => {
+                self.need.next = bits::<10>(256);
+                self.in_body.next = true;
+            }
+            LoopState::Padding => {
+                // 0–7 zero bits; 8 or more left is a size mismatch (decided below).
+                self.in_body.next = true;
+                if self.body_left.q.val() < 8 {
+                    self.need.next = bit_cast::<10, 16>(self.body_left.q.val());
+                }
+            }
+            _ => {}
+        }
+        self.need16.next = bit_cast::<16, 10>(self.need.val());
+        self.have.next = self.fill.q.val() >= self.need.val();
+        self.over.next = self.in_body.val() & (self.need16.val() > self.body_left.q.val());
+        // The decision is final once the bits it needs, or the whole rest of the body, are in
+        // the window, or the stream has ended.
+        self.exact.next = self.have.val()
+            | (self.in_body.val() & (bit_cast::<16, 10>(self.fill.q.val()) >= self.body_left.q.val()))
+            | self.ended.q.val();
+        self.step.next = false;
+        if self.exact.val() & self.over.val() {
+            // A field runs past the end of the chunk body.
+            self.fail.next = true;
+            self.fail_class.next = self.c_truncated.val();
+        } else if self.have.val() {
+            self.step.next = true;
+        } else if self.ended.q.val() {
+            self.report.next = true;
+            self.report_class.next = self.c_stream_truncated.val();
+        }
+
+        match self.st.q.val() {
+            LoopState::Idle => {
+                if self.desc_valid.val() & self.desc_ready_q.q.val() {
+                    self.t_id.d.next = self.desc_id.val();
+                    self.t_w16.d.next = self.desc_w16.val();
+                    self.raw_left.d.next = self.desc_raw_bytes.val();
+                    self.chunk.d.next = bits::<20>(0);
+                    self.addr.d.next = bits::<32>(0);
+                    self.st_n.next = LoopState::Header;
+                    if !self.desc_raw_bytes.val().any() {
+                        self.st_n.next = LoopState::Trailing;
+                    }
+                }
+            }
+            LoopState::Header => {
+                if self.step.val() {
+                    self.take.next = bits::<10>(16);
+                    self.cbytes_left.d.next = self.chunk_raw.val();
+                    self.body_left.d.next = self.header.val() << 3;
+                    if bit_cast::<16, 13>(self.chunk_raw.val()) < self.header.val() {
+                        self.report.next = true;
+                        self.report_class.next = self.c_header_too_large.val();
+                    } else if bit_cast::<16, 13>(self.chunk_raw.val()) == self.header.val() {
+                        self.st_n.next = LoopState::RawChunk;
+                    } else {
+                        self.st_n.next = LoopState::Tag;
+                    }
+                }
+            }
+            LoopState::RawChunk => {
+                self.push_kind.next = self.c_pass.val();
+                if self.step.val() & self.rb_free.val() {
+                    self.take.next = bit_cast::<10, 13>(self.keep.val() << 3);
+                    self.push.next = true;
+                }
+            }
+            LoopState::Tag => {
+                if self.step.val() {
+                    self.take.next = bits::<10>(3);
+                    self.tag.d.next = bit_cast::<3, 32>(self.vm.val() >> 29);
+                    self.above_hi.d.next = bits::<32>(0);
+                    self.above_lo.d.next = bits::<32>(0);
+                    for j in 0..33 {
+                        self.dbp_hi[j].d.next = bits::<32>(0);
+                        self.dbp_lo[j].d.next = bits::<32>(0);
+                    }
+                    self.mask_hi.d.next = bits::<32>(0);
+                    self.mask_lo.d.next = bits::<32>(0);
+                    self.pidx.d.next = bits::<7>(0);
+                    self.rcnt.d.next = bits::<2>(0);
+                    // BX and DBX geometry (ZBX sets its own from the mask).
+                    self.g_l.d.next = bits::<7>(32);
+                    self.g_p.d.next = bits::<6>(32);
+                    self.g_q.d.next = bits::<3>(5);
+                    self.rem.d.next = bits::<6>(32);
+                    if self.t_w16.q.val() {
+                        self.g_l.d.next = bits::<7>(64);
+                        self.g_p.d.next = bits::<6>(16);
+                        self.g_q.d.next = bits::<3>(6);
+                        self.rem.d.next = bits::<6>(16);
+                    }
+                    match self.vm.val().get_bits::<3>(29).index() {
+                        0 => {
+                            self.st_n.next = LoopState::Mask;
+                        }
+                        1 => {
+                            self.g_l.d.next = bits::<7>(31);
+                            self.g_p.d.next = bits::<6>(33);
+                            self.rem.d.next = bits::<6>(33);
+                            if self.t_w16.q.val() {
+                                self.g_l.d.next = bits::<7>(63);
+                                self.g_p.d.next = bits::<6>(17);
+                                self.rem.d.next = bits::<6>(17);
+                            }
+                            self.st_n.next = LoopState::Base;
+                        }
+                        2 => {
+                            self.st_n.next = LoopState::Planes;
+                        }
+                        3 => {
+                            self.st_n.next = LoopState::Mask;
+                        }
+                        4 => {
+                            self.st_n.next = LoopState::RawBlock;
+                        }
+                        _ => {
+                            self.take.next = bits::<10>(0);
+                            self.fail.next = true;
+                            self.fail_class.next = self.c_reserved_tag.val();
+                        }
+                    }
+                }
+            }
+            LoopState::Mask => {
+                if self.step.val() {
+                    self.take.next = self.need.val();
+                    self.mask_hi.d.next = self.v0.val();
+                    if self.t_w16.q.val() {
+                        self.mask_lo.d.next = self.v1.val();
+                    }
+                    self.nzc.d.next = self.popc.val();
+                    self.st_n.next = LoopState::Push;
+                    if self.popc.val().any() {
+                        if self.tag.q.val() == 0 {
+                            self.st_n.next = LoopState::ZvcSymbols;
+                        } else {
+                            self.g_l.d.next = self.popc.val();
+                            self.g_q.d.next = self.q_of_n.val();
+                            self.st_n.next = LoopState::Planes;
+                        }
+                    }
+                }
+            }
+            LoopState::ZvcSymbols => {
+                self.zs[0].next = self.v0.val();
+                self.zs[1].next = self.v1.val();
+                if self.t_w16.q.val() {
+                    self.zs[0].next = self.v0.val() >> 16;
+                    self.zs[1].next = self.v0.val() & 0xFFFF;
+                    self.zs[2].next = self.v1.val() >> 16;
+                    self.zs[3].next = self.v1.val() & 0xFFFF;
+                }
+                if self.step.val() {
+                    self.take.next = self.need.val();
+                    for p in 0..64 {
+                        for t in 0..4 {
+                            if (self.pidx.q.val() + self.slot_index[t].val() == self.slot_index[p].val())
+                                & (self.slot_index[t].val() < self.zk.val())
+                            {
+                                self.psym[p].d.next = self.zs[t].val();
+                            }
+                        }
+                    }
+                    self.pidx.d.next = self.pidx.q.val() + self.zk.val();
+                    if self.pidx.q.val() + self.zk.val() == self.nzc.q.val() {
+                        self.st_n.next = LoopState::Push;
+                    }
+                }
+            }
+            LoopState::Base => {
+                if self.vm.val().get_bit(31) {
+                    self.base_l.next = (self.v0.val() << 1) | (self.v1.val() >> 31);
+                    if self.t_w16.q.val() {
+                        self.base_l.next = (self.v0.val() >> 15) & 0xFFFF;
+                    }
+                } else {
+                    match self.vm.val().get_bits::<2>(29).index() {
+                        1 => {
+                            self.base_l.next = (self.v0.val() >> 25) & 0xF;
+                            if self.v0.val().get_bit(28) {
+                                self.base_l.next = self.base_l.val() | 0xFFFF_FFF0_u64;
+                            }
+                        }
+                        2 => {
+                            self.base_l.next = (self.v0.val() >> 21) & 0xFF;
+                            if self.v0.val().get_bit(28) {
+                                self.base_l.next = self.base_l.val() | 0xFFFF_FF00_u64;
+                            }
+                        }
+                        3 => {
+                            self.base_l.next = (self.v0.val() >> 13) & 0xFFFF;
+                            if self.v0.val().get_bit(28) {
+                                self.base_l.next = self.base_l.val() | 0xFFFF_0000_u64;
+                            }
+                        }
+                        _ => {}
+                    }
+                    if self.t_w16.q.val() {
+                        self.base_l.next = self.base_l.val() & 0xFFFF;
+                    }
+                }
+                if self.step.val() {
+                    self.take.next = self.need.val();
+                    self.base.d.next = self.base_l.val();
+                    self.st_n.next = LoopState::Planes;
+                    if self.t_w16.q.val() & (self.vm.val().get_bits::<3>(29) == 3) {
+                        self.take.next = bits::<10>(0);
+                        self.st_n.next = LoopState::Base;
+                        self.fail.next = true;
+                        self.fail_class.next = self.c_reserved_base.val();
+                    }
+                }
+            }
+            LoopState::Planes => {
+                if self.vm.val().get_bit(31) {
+                    // Verbatim: the L plane bits.
+                    self.plane_hi.next = (self.fld_hi.val() & self.ones_hi.val()) ^ self.above_hi.q.val();
+                    self.plane_lo.next = (self.fld_lo.val() & self.ones_lo.val()) ^ self.above_lo.q.val();
+                    self.write_plane.next = true;
+                } else if self.vm.val().get_bit(30) {
+                    // A run of k ≥ 2 zero planes.
+                    self.run_len.next = bit_cast::<6, 32>((self.v0.val() >> 25) & 0x1F) + 2;
+                    if self.t_w16.q.val() {
+                        self.run_len.next = bit_cast::<6, 32>((self.v0.val() >> 26) & 0xF) + 2;
+                    }
+                    self.run_write.next = true;
+                } else if self.vm.val().get_bit(29) {
+                    // One zero plane.
+                    self.run_len.next = bits::<6>(1);
+                    self.run_write.next = true;
+                } else {
+                    match self.vm.val().get_bits::<2>(27).index() {
+                        0 => {
+                            self.plane_hi.next = self.ones_hi.val() ^ self.above_hi.q.val();
+                            self.plane_lo.next = self.ones_lo.val() ^ self.above_lo.q.val();
+                            self.write_plane.next = true;
+                        }
+                        1 => {
+                            self.write_plane.next = true;
+                        }
+                        _ => {
+                            self.pos.next = bit_cast::<7, 32>(
+                                (self.v0.val() >> (bits::<5>(27) - bit_cast::<5, 3>(self.g_q.q.val())))
+                                    & ((bits::<32>(1) << bit_cast::<5, 3>(self.g_q.q.val())) - 1),
+                            );
+                            self.span.next = bits::<7>(1);
+                            if !self.vm.val().get_bit(27) {
+                                self.span.next = bits::<7>(2);
+                            }
+                            // Value bit `pos` of the L-bit plane word sits at left-aligned bit
+                            // 64 − L + pos (hi = bits 63…32).
+                            self.bitpos.next = bits::<7>(64) - self.g_l.q.val() + self.pos.val();
+                            self.bitpos2.next = self.bitpos.val() + 1;
+                            if self.bitpos.val() >= 32 {
+                                self.plane_hi.next = bits::<32>(1) << bit_cast::<5, 7>(self.bitpos.val() - 32);
+                            } else {
+                                self.plane_lo.next = bits::<32>(1) << bit_cast::<5, 7>(self.bitpos.val());
+                            }
+                            if self.span.val() == 2 {
+                                if self.bitpos2.val() >= 32 {
+                                    self.plane_hi.next = self.plane_hi.val()
+                                        | (bits::<32>(1) << bit_cast::<5, 7>(self.bitpos2.val() - 32));
+                                } else {
+                                    self.plane_lo.next =
+                                        self.plane_lo.val() | (bits::<32>(1) << bit_cast::<5, 7>(self.bitpos2.val()));
+                                }
+                            }
+                            self.plane_hi.next = self.plane_hi.val() ^ self.above_hi.q.val();
+                            self.plane_lo.next = self.plane_lo.val() ^ self.above_lo.q.val();
+                            self.write_plane.next = true;
+                        }
+                    }
+                }
+                if self.step.val() {
+                    self.take.next = self.need.val();
+                    if self.run_write.val() {
+                        self.rem_n.next = self.rem.q.val() - self.run_len.val();
+                        if self.run_len.val() > self.rem.q.val() {
+                            self.fail.next = true;
+                            self.fail_class.next = self.c_run_too_long.val();
+                        }
+                        for p in 0..33 {
+                            if (self.plane_index[p].val() < self.rem.q.val())
+                                & (self.plane_index[p].val() >= self.rem_n.val())
+                            {
+                                self.dbp_hi[p].d.next = self.above_hi.q.val();
+                                self.dbp_lo[p].d.next = self.above_lo.q.val();
+                            }
+                        }
+                    }
+                    if self.write_plane.val() {
+                        self.rem_n.next = self.rem.q.val() - 1;
+                        if !self.vm.val().get_bit(31)
+                            & !self.vm.val().get_bit(30)
+                            & !self.vm.val().get_bit(29)
+                            & (self.vm.val().get_bits::<2>(27) == 1)
+                            & (self.rem.q.val() == self.g_p.q.val())
+                        {
+                            self.fail.next = true;
+                            self.fail_class.next = self.c_dbp_zero_top.val();
+                        }
+                        if !self.vm.val().get_bit(31)
+                            & !self.vm.val().get_bit(30)
+                            & !self.vm.val().get_bit(29)
+                            & self.vm.val().get_bit(28)
+                            & ((self.pos.val() + self.span.val()) > self.g_l.q.val())
+                        {
+                            self.fail.next = true;
+                            self.fail_class.next = self.c_position.val();
+                        }
+                        for p in 0..33 {
+                            if self.plane_index[p].val() == self.rem_n.val() {
+                                self.dbp_hi[p].d.next = self.plane_hi.val();
+                                self.dbp_lo[p].d.next = self.plane_lo.val();
+                            }
+                        }
+                        self.above_hi.d.next = self.plane_hi.val();
+                        self.above_lo.d.next = self.plane_lo.val();
+                    }
+                    self.rem.d.next = self.rem_n.val();
+                    if !self.rem_n.val().any() {
+                        self.st_n.next = LoopState::Push;
+                    }
+                    if self.fail.val() {
+                        self.take.next = bits::<10>(0);
+                        self.st_n.next = LoopState::Planes;
+                    }
+                }
+            }
+            LoopState::RawBlock => {
+                if self.step.val() {
+                    self.take.next = bits::<10>(256);
+                    for c in 0..4 {
+                        if bit_cast::<6, 2>(self.rcnt.q.val()) == self.plane_index[c].val() {
+                            for t in 0..8 {
+                                self.psym[8 * c + t].d.next = (self.win[t].q.val() << 24)
+                                    | ((self.win[t].q.val() << 8) & 0xFF_0000)
+                                    | ((self.win[t].q.val() >> 8) & 0xFF00)
+                                    | (self.win[t].q.val() >> 24);
+                            }
+                        }
+                    }
+                    self.rcnt.d.next = self.rcnt.q.val() + 1;
+                    if self.rcnt.q.val() == 3 {
+                        self.st_n.next = LoopState::Push;
+                    }
+                }
+            }
+            LoopState::Push => {
+                if self.rb_free.val() {
+                    self.push.next = true;
+                    self.st_n.next = self.after_block.val();
+                    if self.tag.q.val() == 1 {
+                        self.st_n.next = LoopState::DeltaCheck;
+                    }
+                }
+            }
+            LoopState::DeltaCheck => {
+                self.st_n.next = LoopState::Tag;
+                if !self.cbytes_left.q.val().any() {
+                    self.st_n.next = LoopState::Padding;
+                }
+                if self.rebuild.delta_err.val() & self.rb_valid.q.val() {
+                    self.fail.next = true;
+                    self.fail_class.next = self.c_delta.val();
+                }
+            }
+            LoopState::Padding => {
+                if self.body_left.q.val() >= 8 {
+                    self.fail.next = true;
+                    self.fail_class.next = self.c_size_mismatch.val();
+                } else if self.step.val() {
+                    if self.vm.val().any() {
+                        self.fail.next = true;
+                        self.fail_class.next = self.c_size_mismatch.val();
+                    } else {
+                        self.take.next = self.need.val();
+                        self.chunk.d.next = self.chunk.q.val() + 1;
+                        self.st_n.next = LoopState::Header;
+                        if !self.raw_left.q.val().any() {
+                            self.st_n.next = LoopState::Trailing;
+                        }
+                    }
+                }
+            }
+            LoopState::Trailing => {
+                if self.fill.q.val().any() {
+                    self.report.next = true;
+                    self.report_class.next = self.c_trailing.val();
+                } else if self.ended.q.val() {
+                    self.st_n.next = LoopState::Finish;
+                }
+            }
+            LoopState::ErrorCheck => {
+                if bit_cast::<16, 10>(self.fill.q.val()) >= self.body_left.q.val() {
+                    self.report.next = true;
+                    self.report_class.next = self.e_class.q.val();
+                } else if self.ended.q.val() {
+                    self.report.next = true;
+                    self.report_class.next = self.c_stream_truncated.val();
+                } else {
+                    self.take.next = self.fill.q.val();
+                }
+            }
+            LoopState::Drain => {
+                self.take.next = self.fill.q.val();
+                if self.ended.q.val() {
+                    self.st_n.next = LoopState::Finish;
+                }
+            }
+            LoopState::Finish => {
+                if !self.rb_valid.q.val() & !self.job_valid.q.val() & !self.o_valid.q.val() {
+                    self.done_q.d.next = true;
+                    self.done_id_q.d.next = self.t_id.q.val();
+                    self.st_n.next = LoopState::Idle;
+                }
+            }
+            _ => {}
+        }
+        // A block error waits in ErrorCheck until the body is known to be complete.
+        if self.fail.val() {
+            self.take.next = bits::<10>(0);
+            self.e_class.d.next = self.fail_class.val();
+            self.st_n.next = LoopState::ErrorCheck;
+        }
+        if self.report.val() {
+            self.take.next = bits::<10>(0);
+            self.err_q.d.next = true;
+            self.err_class_q.d.next = self.report_class.val();
+            self.err_id_q.d.next = self.t_id.q.val();
+            self.err_chunk_q.d.next = self.chunk.q.val();
+            self.st_n.next = LoopState::Drain;
+        }
+        // Bookkeeping of the body, the chunk and the transfer.
+        if self.in_body.val() | (self.st.q.val() == LoopState::ErrorCheck) {
+            self.body_left.d.next = self.body_left.q.val() - bit_cast::<16, 10>(self.take.val());
+        }
+        if self.push.val() {
+            self.cbytes_left.d.next = self.cbytes_left.q.val() - self.keep.val();
+            self.raw_left.d.next = self.raw_left.q.val() - bit_cast::<32, 13>(self.keep.val());
+            self.addr.d.next = self.addr.q.val() + bit_cast::<32, 13>(self.keep.val());
+            if (self.st.q.val() == LoopState::RawChunk) & (self.cbytes_left.q.val() == self.keep.val()) {
+                self.chunk.d.next = self.chunk.q.val() + 1;
+                self.st_n.next = LoopState::Header;
+                if self.raw_left.q.val() == bit_cast::<32, 13>(self.keep.val()) {
+                    self.st_n.next = LoopState::Trailing;
+                }
+            }
+        }
+
+        // ---- rebuild stage inputs (each written once)
+        self.rb_kind.next = self.push_kind.val();
+        for t in 0..8 {
+            self.rb_sym[t].next = self.psym[t].q.val();
+            if self.st.q.val() == LoopState::RawChunk {
+                self.rb_sym[t].next = (self.win[t].q.val() << 24)
+                    | ((self.win[t].q.val() << 8) & 0xFF_0000)
+                    | ((self.win[t].q.val() >> 8) & 0xFF00)
+                    | (self.win[t].q.val() >> 24);
+            }
+        }
+        self.rebuild.clock.next = self.clock.val();
+        self.rebuild.load.next = self.push.val();
+        self.rebuild.kind.next = self.rb_kind.val();
+        self.rebuild.w16.next = self.t_w16.q.val();
+        for j in 0..33 {
+            self.rebuild.plane_hi[j].next = self.dbp_hi[j].q.val();
+            self.rebuild.plane_lo[j].next = self.dbp_lo[j].q.val();
+        }
+        for t in 0..8 {
+            self.rebuild.sym[t].next = self.rb_sym[t].val();
+        }
+        for t in 8..64 {
+            self.rebuild.sym[t].next = self.psym[t].q.val();
+        }
+        self.rebuild.mask_hi.next = self.mask_hi.q.val();
+        self.rebuild.mask_lo.next = self.mask_lo.q.val();
+        self.rebuild.base.next = self.base.q.val();
+        if self.push.val() {
+            self.rb_valid.d.next = true;
+            self.rb_addr.d.next = self.addr.q.val();
+            self.rb_keep.d.next = bit_cast::<8, 13>(self.keep.val());
+            self.rb_last.d.next = self.raw_left.q.val() == bit_cast::<32, 13>(self.keep.val());
+            self.rb_id.d.next = self.t_id.q.val();
+        } else if self.rb_move.val() | ((self.st.q.val() == LoopState::DeltaCheck) & self.rebuild.delta_err.val()) {
+            self.rb_valid.d.next = false;
+        }
+
+        // ---- window: drop `take` bits from the head, append the beat behind the live bits
+        for i in 0..16 {
+            self.wx[i].next = self.win[i].q.val();
+        }
+        for i in 16..33 {
+            self.wx[i].next = bits::<32>(0);
+        }
+        self.tq.next = bit_cast::<5, 10>(self.take.val() >> 5);
+        self.tr.next = bit_cast::<5, 10>(self.take.val());
+        for i in 0..17 {
+            self.ws[i].next = bits::<32>(0);
+            for q in 0..17 {
+                if self.tq.val() == self.word_shift[q].val() {
+                    self.ws[i].next = self.wx[i + q].val();
+                }
+            }
+        }
+        for i in 0..16 {
+            self.nw[i].next = self.ws[i].val();
+            if self.tr.val().any() {
+                self.nw[i].next = (self.ws[i].val() << self.tr.val()) | (self.ws[i + 1].val() >> (bits::<6>(32) - bit_cast::<6, 5>(self.tr.val())));
+            }
+        }
+        self.nw[16].next = bits::<32>(0);
+        self.beat_fire.next = self.in_valid.val() & self.in_ready_q.q.val();
+        for k in 0..8 {
+            self.be[k].next = (self.in_data[k].val() << 24)
+                | ((self.in_data[k].val() << 8) & 0xFF_0000)
+                | ((self.in_data[k].val() >> 8) & 0xFF00)
+                | (self.in_data[k].val() >> 24);
+            if bit_cast::<8, 6>(self.in_bytes.val()) <= self.byte_index[4 * k].val() {
+                self.be[k].next = self.be[k].val() & 0x00FF_FFFF;
+            }
+            if bit_cast::<8, 6>(self.in_bytes.val()) <= self.byte_index[4 * k + 1].val() {
+                self.be[k].next = self.be[k].val() & 0xFF00_FFFF_u64;
+            }
+            if bit_cast::<8, 6>(self.in_bytes.val()) <= self.byte_index[4 * k + 2].val() {
+                self.be[k].next = self.be[k].val() & 0xFFFF_00FF_u64;
+            }
+            if bit_cast::<8, 6>(self.in_bytes.val()) <= self.byte_index[4 * k + 3].val() {
+                self.be[k].next = self.be[k].val() & 0xFFFF_FF00_u64;
+            }
+        }
+        self.ip.next = self.fill.q.val() - self.take.val();
+        self.iq.next = bit_cast::<5, 10>(self.ip.val() >> 5);
+        self.ir.next = bit_cast::<5, 10>(self.ip.val());
+        for k in 0..8 {
+            self.sh[k].next = self.be[k].val() >> self.ir.val();
+        }
+        self.sh[8].next = bits::<32>(0);
+        if self.ir.val().any() {
+            for k in 1..9 {
+                self.sh[k].next = self.sh[k].val() | (self.be[k - 1].val() << (bits::<6>(32) - bit_cast::<6, 5>(self.ir.val())));
+            }
+        }
+        self.fill_n.next = self.ip.val();
+        self.ended_n.next = self.ended.q.val();
+        if self.beat_fire.val() {
+            for q in 0..9 {
+                if self.iq.val() == self.word_shift[q].val() {
+                    for k in 0..9 {
+                        self.nw[q + k].next = self.nw[q + k].val() | self.sh[k].val();
+                    }
+                }
+            }
+            self.fill_n.next = self.ip.val() + (bit_cast::<10, 6>(self.in_bytes.val()) << 3);
+            self.ended_n.next = self.in_last.val();
+        }
+        if self.st.q.val() == LoopState::Idle {
+            self.fill_n.next = bits::<10>(0);
+            self.ended_n.next = false;
+        }
+        for i in 0..16 {
+            self.win[i].d.next = self.nw[i].val();
+        }
+        self.fill.d.next = self.fill_n.val();
+        self.ended.d.next = self.ended_n.val();
+        self.st.d.next = self.st_n.val();
+
+        // ---- writer: a block as up to four writes, one per cycle
+        self.beat_cnt.next = self.job_keep.q.val() - (bit_cast::<8, 2>(self.job_beat.q.val()) << 5);
+        self.strb.next = bits::<32>(0xFFFF_FFFF_u64);
+        if self.beat_cnt.val() < 32 {
+            self.strb.next = !(bits::<32>(0xFFFF_FFFF_u64) << bit_cast::<5, 8>(self.beat_cnt.val()));
+        }
+        if self.job_valid.q.val() & self.out_free.val() {
+            self.o_valid.d.next = true;
+            self.o_addr.d.next = self.job_addr.q.val() + (bit_cast::<32, 2>(self.job_beat.q.val()) << 5);
+            self.o_strb.d.next = self.strb.val();
+            self.o_id.d.next = self.job_id.q.val();
+            self.o_last.d.next = self.job_last.q.val() & self.job_fin.val();
+            match self.job_beat.q.val().index() {
+                0 => {
+                    for k in 0..8 {
+                        self.o_data[k].d.next = self.job_words[k].q.val();
+                    }
+                }
+                1 => {
+                    for k in 0..8 {
+                        self.o_data[k].d.next = self.job_words[k + 8].q.val();
+                    }
+                }
+                2 => {
+                    for k in 0..8 {
+                        self.o_data[k].d.next = self.job_words[k + 16].q.val();
+                    }
+                }
+                _ => {
+                    for k in 0..8 {
+                        self.o_data[k].d.next = self.job_words[k + 24].q.val();
+                    }
+                }
+            }
+            self.job_beat.d.next = self.job_beat.q.val() + 1;
+        } else if self.out_ready.val() {
+            self.o_valid.d.next = false;
+        }
+        if self.job_fin.val() {
+            self.job_valid.d.next = false;
+        }
+        if self.rb_move.val() {
+            self.job_valid.d.next = true;
+            self.job_beat.d.next = bits::<2>(0);
+            for k in 0..32 {
+                self.job_words[k].d.next = self.rebuild.words[k].val();
+            }
+            self.job_addr.d.next = self.rb_addr.q.val();
+            self.job_keep.d.next = self.rb_keep.q.val();
+            self.job_last.d.next = self.rb_last.q.val();
+            self.job_id.d.next = self.rb_id.q.val();
+        }
+
+        // ---- handshake flops for the next cycle
+        self.desc_ready_q.d.next = self.st_n.val() == LoopState::Idle;
+        self.in_ready_q.d.next = (self.st_n.val() != LoopState::Idle)
+            & (self.st_n.val() != LoopState::Finish)
+            & !self.ended_n.val()
+            & (self.fill_n.val() <= 256);
+        if self.reset.val() {
+            self.st.d.next = LoopState::Idle;
+            self.fill.d.next = bits::<10>(0);
+            self.ended.d.next = false;
+            self.rb_valid.d.next = false;
+            self.job_valid.d.next = false;
+            self.o_valid.d.next = false;
+            self.desc_ready_q.d.next = false;
+            self.in_ready_q.d.next = false;
+            self.done_q.d.next = false;
+            self.err_q.d.next = false;
+        }
+
+        // ---- outputs: every one a flop
+        self.desc_ready.next = self.desc_ready_q.q.val();
+        self.in_ready.next = self.in_ready_q.q.val();
+        self.out_valid.next = self.o_valid.q.val();
+        self.out_addr.next = self.o_addr.q.val();
+        for k in 0..8 {
+            self.out_data[k].next = self.o_data[k].q.val();
+        }
+        self.out_strb.next = self.o_strb.q.val();
+        self.out_id.next = self.o_id.q.val();
+        self.out_last.next = self.o_last.q.val();
+        self.done.next = self.done_q.q.val();
+        self.done_id.next = self.done_id_q.q.val();
+        self.err_valid.next = self.err_q.q.val();
+        self.err_class.next = self.err_class_q.q.val();
+        self.err_id.next = self.err_id_q.q.val();
+        self.err_chunk.next = self.err_chunk_q.q.val();
+    }
+}
