@@ -60,7 +60,7 @@ pub struct BlockRebuild {
     base_q: DFF<Bits<32>> = d(),
     rank_index: [Constant<Bits<7>>; SLOTS] = rank_constants(),
     vals: [Signal<Local, Bits<32>>; SLOTS] = arr(),
-    borrow: [Signal<Local, Bit>; SLOTS] = arr(),
+    borrow: [Signal<Local, Bit>; SLOTS - 1] = arr(),
     nz: [Signal<Local, Bit>; SLOTS] = arr(),
     rank: [Signal<Local, Bits<7>>; SLOTS] = arr(),
     packed: [Signal<Local, Bits<32>>; SLOTS] = arr(),
@@ -115,7 +115,9 @@ impl Logic for BlockRebuild {
                 self.vals[m + 32].next = self.vals[m + 32].val().replace_bit(j, self.lo_q[j].q.val().get_bit(31 - m));
             }
             self.borrow[m].next = self.hi_q[32].q.val().get_bit(31 - m);
-            self.borrow[m + 32].next = false;
+        }
+        for m in 32..63 {
+            self.borrow[m].next = false;
         }
 
         // ---- expansion (ZVC, ZBX): symbol i is the rank(i)-th compacted nonzero if its mask

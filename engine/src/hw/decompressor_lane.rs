@@ -22,7 +22,7 @@
 //!   condition of the transfer ([`H2dErrorClass`](super::h2d_driver::H2dErrorClass) numbering)
 //!   and the index of the chunk it lies in (for trailing bytes: the number of chunks).
 //!
-//! Every output is a flop.
+//! Every output is a flop. The loop's state is a 4-bit code, one `s_*` constant per state.
 //!
 //! # Stages
 //! 1. Unpacker + decode loop (this block): a 512-bit window holds the stream MSB-first at its
@@ -34,6 +34,7 @@
 //!    register.
 
 use super::block_rebuild::{BlockRebuild, KIND_PASS};
+use super::plane_code::PlaneCode;
 use super::{arr, constants, d};
 use rust_hdl::prelude::*;
 
@@ -41,44 +42,6 @@ use rust_hdl::prelude::*;
 pub const WINDOW_BITS: usize = 512;
 /// Window words of 32 bits.
 pub const WINDOW_WORDS: usize = WINDOW_BITS / 32;
-
-/// What the decode loop is doing.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
-pub enum LoopState {
-    /// Waiting for a descriptor.
-    Idle,
-    /// Reading a chunk's 16-bit header.
-    Header,
-    /// Copying a raw chunk, 32 bytes per cycle.
-    RawChunk,
-    /// Reading a block's 3-bit tag.
-    Tag,
-    /// Reading the N-bit nonzero mask (ZVC, ZBX).
-    Mask,
-    /// Reading ZVC's nonzero symbols, up to 64 bits per cycle.
-    ZvcSymbols,
-    /// Reading the DBX base-symbol code.
-    Base,
-    /// Reading one plane code per cycle.
-    Planes,
-    /// Reading a raw block, 256 bits per cycle.
-    RawBlock,
-    /// Handing the decoded block to the rebuild stage.
-    Push,
-    /// One cycle for the rebuild stage's DBX range check.
-    DeltaCheck,
-    /// Checking the chunk's padding bits.
-    Padding,
-    /// After the last chunk: no byte may follow.
-    Trailing,
-    /// A block error is held until the chunk body is known to be complete (else the stream is
-    /// truncated, which FORMAT.md §9 reports first).
-    ErrorCheck,
-    /// Discarding the rest of a bad transfer's beats.
-    Drain,
-    /// Waiting for the last write to leave, then `done`.
-    Finish,
-}
 
 hw_block! {
 /// The host-to-device lane; see the module docs for ports and stages.
@@ -135,6 +98,8 @@ pub struct DecompressorLane {
     /// Index of the chunk the error lies in (trailing bytes: the number of chunks).
     pub err_chunk: Signal<Out, Bits<20>> = d(),
     rebuild: BlockRebuild = d(),
+    code_a: PlaneCode = d(),
+    code_b: PlaneCode = d(),
     c_truncated: Constant<Bits<4>> = Constant::new(1u64.into()),
     c_reserved_tag: Constant<Bits<4>> = Constant::new(2u64.into()),
     c_reserved_base: Constant<Bits<4>> = Constant::new(3u64.into()),
@@ -148,10 +113,42 @@ pub struct DecompressorLane {
     c_trailing: Constant<Bits<4>> = Constant::new(11u64.into()),
     c_pass: Constant<Bits<3>> = Constant::new(KIND_PASS.into()),
     word_shift: [Constant<Bits<5>>; 17] = constants(1),
-    plane_index: [Constant<Bits<6>>; 34] = constants(1),
+    plane_index: [Constant<Bits<6>>; 33] = constants(1),
     slot_index: [Constant<Bits<7>>; 64] = constants(1),
-    byte_index: [Constant<Bits<8>>; 33] = constants(1),
-    st: DFF<LoopState> = DFF::default(),
+    byte_index: [Constant<Bits<8>>; 32] = constants(1),
+    /// Loop state 0: waiting for a descriptor.
+    s_idle: Constant<Bits<4>> = Constant::new(0u64.into()),
+    /// Loop state 1: reading a chunk's 16-bit header.
+    s_header: Constant<Bits<4>> = Constant::new(1u64.into()),
+    /// Loop state 2: copying a raw chunk, 32 bytes per cycle.
+    s_raw_chunk: Constant<Bits<4>> = Constant::new(2u64.into()),
+    /// Loop state 3: reading a block's 3-bit tag.
+    s_tag: Constant<Bits<4>> = Constant::new(3u64.into()),
+    /// Loop state 4: reading the N-bit nonzero mask (ZVC, ZBX).
+    s_mask: Constant<Bits<4>> = Constant::new(4u64.into()),
+    /// Loop state 5: reading ZVC's nonzero symbols, up to 64 bits per cycle.
+    s_zvc_symbols: Constant<Bits<4>> = Constant::new(5u64.into()),
+    /// Loop state 6: reading the DBX base-symbol code.
+    s_base: Constant<Bits<4>> = Constant::new(6u64.into()),
+    /// Loop state 7: reading one plane code per cycle.
+    s_planes: Constant<Bits<4>> = Constant::new(7u64.into()),
+    /// Loop state 8: reading a raw block, 256 bits per cycle.
+    s_raw_block: Constant<Bits<4>> = Constant::new(8u64.into()),
+    /// Loop state 9: handing the decoded block to the rebuild stage.
+    s_push: Constant<Bits<4>> = Constant::new(9u64.into()),
+    /// Loop state 10: one cycle for the rebuild stage's DBX range check.
+    s_delta_check: Constant<Bits<4>> = Constant::new(10u64.into()),
+    /// Loop state 11: checking the chunk's padding bits.
+    s_padding: Constant<Bits<4>> = Constant::new(11u64.into()),
+    /// Loop state 12: after the last chunk: no byte may follow.
+    s_trailing: Constant<Bits<4>> = Constant::new(12u64.into()),
+    /// Loop state 13: truncated, which FORMAT.md §9 reports first).
+    s_error_check: Constant<Bits<4>> = Constant::new(13u64.into()),
+    /// Loop state 14: discarding the rest of a bad transfer's beats.
+    s_drain: Constant<Bits<4>> = Constant::new(14u64.into()),
+    /// Loop state 15: waiting for the last write to leave, then `done`.
+    s_finish: Constant<Bits<4>> = Constant::new(15u64.into()),
+    st: DFF<Bits<4>> = d(),
     win: [DFF<Bits<32>>; WINDOW_WORDS] = arr(),
     fill: DFF<Bits<10>> = d(),
     ended: DFF<Bit> = d(),
@@ -205,7 +202,7 @@ pub struct DecompressorLane {
     err_class_q: DFF<Bits<4>> = d(),
     err_id_q: DFF<Bits<8>> = d(),
     err_chunk_q: DFF<Bits<20>> = d(),
-    st_n: Signal<Local, LoopState> = Signal::default(),
+    st_n: Signal<Local, Bits<4>> = d(),
     take: Signal<Local, Bits<10>> = d(),
     need: Signal<Local, Bits<10>> = d(),
     need16: Signal<Local, Bits<16>> = d(),
@@ -235,19 +232,17 @@ pub struct DecompressorLane {
     base_l: Signal<Local, Bits<32>> = d(),
     ones_hi: Signal<Local, Bits<32>> = d(),
     ones_lo: Signal<Local, Bits<32>> = d(),
-    fld_hi: Signal<Local, Bits<32>> = d(),
-    fld_lo: Signal<Local, Bits<32>> = d(),
-    plane_hi: Signal<Local, Bits<32>> = d(),
-    plane_lo: Signal<Local, Bits<32>> = d(),
-    write_plane: Signal<Local, Bit> = d(),
-    run_len: Signal<Local, Bits<6>> = d(),
-    run_write: Signal<Local, Bit> = d(),
-    pos: Signal<Local, Bits<7>> = d(),
-    span: Signal<Local, Bits<7>> = d(),
-    bitpos: Signal<Local, Bits<7>> = d(),
-    bitpos2: Signal<Local, Bits<7>> = d(),
-    rem_n: Signal<Local, Bits<6>> = d(),
-    after_block: Signal<Local, LoopState> = Signal::default(),
+    after_block: Signal<Local, Bits<4>> = d(),
+    b_take: Signal<Local, Bit> = d(),
+    b_above_hi: Signal<Local, Bits<32>> = d(),
+    b_above_lo: Signal<Local, Bits<32>> = d(),
+    bw: [Signal<Local, Bits<32>>; 4] = arr(),
+    bv: [Signal<Local, Bits<32>>; 3] = arr(),
+    qa: Signal<Local, Bits<5>> = d(),
+    ra: Signal<Local, Bits<5>> = d(),
+    rem_new: Signal<Local, Bits<6>> = d(),
+    above_new_hi: Signal<Local, Bits<32>> = d(),
+    above_new_lo: Signal<Local, Bits<32>> = d(),
     wx: [Signal<Local, Bits<32>>; 33] = arr(),
     ws: [Signal<Local, Bits<32>>; 17] = arr(),
     tq: Signal<Local, Bits<5>> = d(),
@@ -333,7 +328,7 @@ impl Logic for DecompressorLane {
         if self.cbytes_left.q.val() < 128 {
             self.keep.next = self.cbytes_left.q.val();
         }
-        if self.st.q.val() == LoopState::RawChunk {
+        if self.st.q.val() == self.s_raw_chunk.val() {
             self.keep.next = bits::<13>(32);
             if self.cbytes_left.q.val() < 32 {
                 self.keep.next = self.cbytes_left.q.val();
@@ -380,9 +375,56 @@ impl Logic for DecompressorLane {
         if self.g_l.q.val() < 32 {
             self.ones_hi.next = !(bits::<32>(0xFFFF_FFFF_u64) >> bit_cast::<5, 7>(self.g_l.q.val()));
         }
-        // Verbatim plane field: the 64 bits after the prefix bit.
-        self.fld_hi.next = (self.v0.val() << 1) | (self.v1.val() >> 31);
-        self.fld_lo.next = (self.v1.val() << 1) | (self.v2.val() >> 31);
+        // Two plane codes: A at the head, B where A ends (the window shifted by A's length).
+        self.code_a.v0.next = self.v0.val();
+        self.code_a.v1.next = self.v1.val();
+        self.code_a.v2.next = self.v2.val();
+        self.code_a.limit.next = self.body_left.q.val();
+        self.code_a.above_hi.next = self.above_hi.q.val();
+        self.code_a.above_lo.next = self.above_lo.q.val();
+        self.code_a.ones_hi.next = self.ones_hi.val();
+        self.code_a.ones_lo.next = self.ones_lo.val();
+        self.code_a.plane_bits.next = self.g_l.q.val();
+        self.code_a.pos_bits.next = self.g_q.q.val();
+        self.code_a.w16.next = self.t_w16.q.val();
+        self.code_a.remaining.next = self.rem.q.val();
+        self.code_a.planes.next = self.g_p.q.val();
+        self.qa.next = bit_cast::<5, 10>(self.code_a.need.val() >> 5);
+        self.ra.next = bit_cast::<5, 10>(self.code_a.need.val());
+        for i in 0..4 {
+            self.bw[i].next = self.win[i].q.val();
+            if self.qa.val() == 1 {
+                self.bw[i].next = self.win[i + 1].q.val();
+            }
+            if self.qa.val() == 2 {
+                self.bw[i].next = self.win[i + 2].q.val();
+            }
+        }
+        for i in 0..3 {
+            self.bv[i].next = self.bw[i].val();
+            if self.ra.val().any() {
+                self.bv[i].next = (self.bw[i].val() << self.ra.val()) | (self.bw[i + 1].val() >> (bits::<6>(32) - bit_cast::<6, 5>(self.ra.val())));
+            }
+        }
+        self.b_above_hi.next = self.above_hi.q.val();
+        self.b_above_lo.next = self.above_lo.q.val();
+        if self.code_a.write_plane.val() {
+            self.b_above_hi.next = self.code_a.plane_hi.val();
+            self.b_above_lo.next = self.code_a.plane_lo.val();
+        }
+        self.code_b.v0.next = self.bv[0].val();
+        self.code_b.v1.next = self.bv[1].val();
+        self.code_b.v2.next = self.bv[2].val();
+        self.code_b.limit.next = self.body_left.q.val() - bit_cast::<16, 10>(self.code_a.need.val());
+        self.code_b.above_hi.next = self.b_above_hi.val();
+        self.code_b.above_lo.next = self.b_above_lo.val();
+        self.code_b.ones_hi.next = self.ones_hi.val();
+        self.code_b.ones_lo.next = self.ones_lo.val();
+        self.code_b.plane_bits.next = self.g_l.q.val();
+        self.code_b.pos_bits.next = self.g_q.q.val();
+        self.code_b.w16.next = self.t_w16.q.val();
+        self.code_b.remaining.next = self.code_a.remaining_after.val();
+        self.code_b.planes.next = self.g_p.q.val();
 
         // ---- the decode loop: one field per cycle
         self.st_n.next = self.st.q.val();
@@ -400,115 +442,84 @@ impl Logic for DecompressorLane {
             self.zs[t].next = bits::<32>(0);
         }
         self.base_l.next = bits::<32>(0);
-        self.plane_hi.next = bits::<32>(0);
-        self.plane_lo.next = bits::<32>(0);
-        self.write_plane.next = false;
-        self.run_len.next = bits::<6>(0);
-        self.run_write.next = false;
-        self.pos.next = bits::<7>(0);
-        self.span.next = bits::<7>(1);
-        self.bitpos.next = bits::<7>(0);
-        self.bitpos2.next = bits::<7>(0);
-        self.rem_n.next = self.rem.q.val();
-        self.after_block.next = LoopState::Tag;
+        self.b_take.next = false;
+        self.rem_new.next = self.code_a.remaining_after.val();
+        self.above_new_hi.next = self.b_above_hi.val();
+        self.above_new_lo.next = self.b_above_lo.val();
+        self.after_block.next = self.s_tag.val();
         if self.cbytes_left.q.val() == self.keep.val() {
-            self.after_block.next = LoopState::Padding;
+            self.after_block.next = self.s_padding.val();
         }
         self.err_q.d.next = false;
         self.done_q.d.next = false;
 
         // How many bits the current step needs.
-        match self.st.q.val() {
-            LoopState::Header => {
-                self.need.next = bits::<10>(16);
+        if self.st.q.val() == self.s_header.val() {
+            self.need.next = bits::<10>(16);
+        } else if self.st.q.val() == self.s_raw_chunk.val() {
+            self.need.next = bit_cast::<10, 13>(self.keep.val() << 3);
+        } else if self.st.q.val() == self.s_tag.val() {
+            self.need.next = bits::<10>(3);
+            self.in_body.next = true;
+        } else if self.st.q.val() == self.s_mask.val() {
+            self.need.next = bits::<10>(32);
+            if self.t_w16.q.val() {
+                self.need.next = bits::<10>(64);
             }
-            LoopState::RawChunk => {
-                self.need.next = bit_cast::<10, 13>(self.keep.val() << 3);
-            }
-            LoopState::Tag => {
-                self.need.next = bits::<10>(3);
-                self.in_body.next = true;
-            }
-            LoopState::Mask => {
-                self.need.next = bits::<10>(32);
-                if self.t_w16.q.val() {
-                    self.need.next = bits::<10>(64);
+            self.in_body.next = true;
+        } else if self.st.q.val() == self.s_zvc_symbols.val() {
+            // Up to 64 bits: 2 symbols of 32 bits or 4 of 16.
+            self.zk.next = self.nzc.q.val() - self.pidx.q.val();
+            if self.t_w16.q.val() {
+                if self.zk.val() > 4 {
+                    self.zk.next = bits::<7>(4);
                 }
-                self.in_body.next = true;
-            }
-            LoopState::ZvcSymbols => {
-                // Up to 64 bits: 2 symbols of 32 bits or 4 of 16.
-                self.zk.next = self.nzc.q.val() - self.pidx.q.val();
-                if self.t_w16.q.val() {
-                    if self.zk.val() > 4 {
-                        self.zk.next = bits::<7>(4);
-                    }
-                    self.need.next = bit_cast::<10, 7>(self.zk.val() << 4);
-                } else {
-                    if self.zk.val() > 2 {
-                        self.zk.next = bits::<7>(2);
-                    }
-                    self.need.next = bit_cast::<10, 7>(self.zk.val() << 5);
+                self.need.next = bit_cast::<10, 7>(self.zk.val() << 4);
+            } else {
+                if self.zk.val() > 2 {
+                    self.zk.next = bits::<7>(2);
                 }
-                self.in_body.next = true;
+                self.need.next = bit_cast::<10, 7>(self.zk.val() << 5);
             }
-            LoopState::Base => {
-                self.in_body.next = true;
-                if self.vm.val().get_bit(31) {
-                    self.need.next = bits::<10>(33);
-                    if self.t_w16.q.val() {
-                        self.need.next = bits::<10>(17);
+            self.in_body.next = true;
+        } else if self.st.q.val() == self.s_base.val() {
+            self.in_body.next = true;
+            if self.vm.val().get_bit(31) {
+                self.need.next = bits::<10>(33);
+                if self.t_w16.q.val() {
+                    self.need.next = bits::<10>(17);
+                }
+            } else {
+                match self.vm.val().get_bits::<2>(29).index() {
+                    0 => {
+                        self.need.next = bits::<10>(3);
                     }
-                } else {
-                    match self.vm.val().get_bits::<2>(29).index() {
-                        0 => {
+                    1 => {
+                        self.need.next = bits::<10>(7);
+                    }
+                    2 => {
+                        self.need.next = bits::<10>(11);
+                    }
+                    _ => {
+                        self.need.next = bits::<10>(19);
+                        if self.t_w16.q.val() {
                             self.need.next = bits::<10>(3);
                         }
-                        1 => {
-                            self.need.next = bits::<10>(7);
-                        }
-                        2 => {
-                            self.need.next = bits::<10>(11);
-                        }
-                        _ => {
-                            self.need.next = bits::<10>(19);
-                            if self.t_w16.q.val() {
-                                self.need.next = bits::<10>(3);
-                            }
-                        }
                     }
                 }
             }
-            LoopState::Planes => {
-                self.in_body.next = true;
-                if self.vm.val().get_bit(31) {
-                    self.need.next = bit_cast::<10, 7>(self.g_l.q.val()) + 1;
-                } else if self.vm.val().get_bit(30) {
-                    self.need.next = bits::<10>(7);
-                    if self.t_w16.q.val() {
-                        self.need.next = bits::<10>(6);
-                    }
-                } else if self.vm.val().get_bit(29) {
-                    self.need.next = bits::<10>(3);
-                } else {
-                    self.need.next = bits::<10>(5);
-                    if self.vm.val().get_bit(28) {
-                        self.need.next = bits::<10>(5) + bit_cast::<10, 3>(self.g_q.q.val());
-                    }
-                }
+        } else if self.st.q.val() == self.s_planes.val() {
+            self.in_body.next = true;
+            self.need.next = self.code_a.need.val();
+        } else if self.st.q.val() == self.s_raw_block.val() {
+            self.need.next = bits::<10>(256);
+            self.in_body.next = true;
+        } else if self.st.q.val() == self.s_padding.val() {
+            // 0–7 zero bits; 8 or more left is a size mismatch (decided below).
+            self.in_body.next = true;
+            if self.body_left.q.val() < 8 {
+                self.need.next = bit_cast::<10, 16>(self.body_left.q.val());
             }
-            LoopState::RawBlock => {
-                self.need.next = bits::<10>(256);
-                self.in_body.next = true;
-            }
-            LoopState::Padding => {
-                // 0–7 zero bits; 8 or more left is a size mismatch (decided below).
-                self.in_body.next = true;
-                if self.body_left.q.val() < 8 {
-                    self.need.next = bit_cast::<10, 16>(self.body_left.q.val());
-                }
-            }
-            _ => {}
         }
         self.need16.next = bit_cast::<16, 10>(self.need.val());
         self.have.next = self.fill.q.val() >= self.need.val();
@@ -530,400 +541,323 @@ impl Logic for DecompressorLane {
             self.report_class.next = self.c_stream_truncated.val();
         }
 
-        match self.st.q.val() {
-            LoopState::Idle => {
-                if self.desc_valid.val() & self.desc_ready_q.q.val() {
-                    self.t_id.d.next = self.desc_id.val();
-                    self.t_w16.d.next = self.desc_w16.val();
-                    self.raw_left.d.next = self.desc_raw_bytes.val();
-                    self.chunk.d.next = bits::<20>(0);
-                    self.addr.d.next = bits::<32>(0);
-                    self.st_n.next = LoopState::Header;
-                    if !self.desc_raw_bytes.val().any() {
-                        self.st_n.next = LoopState::Trailing;
-                    }
+        if self.st.q.val() == self.s_idle.val() {
+            if self.desc_valid.val() & self.desc_ready_q.q.val() {
+                self.t_id.d.next = self.desc_id.val();
+                self.t_w16.d.next = self.desc_w16.val();
+                self.raw_left.d.next = self.desc_raw_bytes.val();
+                self.chunk.d.next = bits::<20>(0);
+                self.addr.d.next = bits::<32>(0);
+                self.st_n.next = self.s_header.val();
+                if !self.desc_raw_bytes.val().any() {
+                    self.st_n.next = self.s_trailing.val();
                 }
             }
-            LoopState::Header => {
-                if self.step.val() {
-                    self.take.next = bits::<10>(16);
-                    self.cbytes_left.d.next = self.chunk_raw.val();
-                    self.body_left.d.next = self.header.val() << 3;
-                    if bit_cast::<16, 13>(self.chunk_raw.val()) < self.header.val() {
-                        self.report.next = true;
-                        self.report_class.next = self.c_header_too_large.val();
-                    } else if bit_cast::<16, 13>(self.chunk_raw.val()) == self.header.val() {
-                        self.st_n.next = LoopState::RawChunk;
-                    } else {
-                        self.st_n.next = LoopState::Tag;
-                    }
+        } else if self.st.q.val() == self.s_header.val() {
+            if self.step.val() {
+                self.take.next = bits::<10>(16);
+                self.cbytes_left.d.next = self.chunk_raw.val();
+                self.body_left.d.next = self.header.val() << 3;
+                if bit_cast::<16, 13>(self.chunk_raw.val()) < self.header.val() {
+                    self.report.next = true;
+                    self.report_class.next = self.c_header_too_large.val();
+                } else if bit_cast::<16, 13>(self.chunk_raw.val()) == self.header.val() {
+                    self.st_n.next = self.s_raw_chunk.val();
+                } else {
+                    self.st_n.next = self.s_tag.val();
                 }
             }
-            LoopState::RawChunk => {
-                self.push_kind.next = self.c_pass.val();
-                if self.step.val() & self.rb_free.val() {
-                    self.take.next = bit_cast::<10, 13>(self.keep.val() << 3);
-                    self.push.next = true;
-                }
+        } else if self.st.q.val() == self.s_raw_chunk.val() {
+            self.push_kind.next = self.c_pass.val();
+            if self.step.val() & self.rb_free.val() {
+                self.take.next = bit_cast::<10, 13>(self.keep.val() << 3);
+                self.push.next = true;
             }
-            LoopState::Tag => {
-                if self.step.val() {
-                    self.take.next = bits::<10>(3);
-                    self.tag.d.next = bit_cast::<3, 32>(self.vm.val() >> 29);
-                    self.above_hi.d.next = bits::<32>(0);
-                    self.above_lo.d.next = bits::<32>(0);
-                    for j in 0..33 {
-                        self.dbp_hi[j].d.next = bits::<32>(0);
-                        self.dbp_lo[j].d.next = bits::<32>(0);
-                    }
-                    self.mask_hi.d.next = bits::<32>(0);
-                    self.mask_lo.d.next = bits::<32>(0);
-                    self.pidx.d.next = bits::<7>(0);
-                    self.rcnt.d.next = bits::<2>(0);
-                    // BX and DBX geometry (ZBX sets its own from the mask).
-                    self.g_l.d.next = bits::<7>(32);
-                    self.g_p.d.next = bits::<6>(32);
-                    self.g_q.d.next = bits::<3>(5);
-                    self.rem.d.next = bits::<6>(32);
-                    if self.t_w16.q.val() {
-                        self.g_l.d.next = bits::<7>(64);
-                        self.g_p.d.next = bits::<6>(16);
-                        self.g_q.d.next = bits::<3>(6);
-                        self.rem.d.next = bits::<6>(16);
-                    }
-                    match self.vm.val().get_bits::<3>(29).index() {
-                        0 => {
-                            self.st_n.next = LoopState::Mask;
-                        }
-                        1 => {
-                            self.g_l.d.next = bits::<7>(31);
-                            self.g_p.d.next = bits::<6>(33);
-                            self.rem.d.next = bits::<6>(33);
-                            if self.t_w16.q.val() {
-                                self.g_l.d.next = bits::<7>(63);
-                                self.g_p.d.next = bits::<6>(17);
-                                self.rem.d.next = bits::<6>(17);
-                            }
-                            self.st_n.next = LoopState::Base;
-                        }
-                        2 => {
-                            self.st_n.next = LoopState::Planes;
-                        }
-                        3 => {
-                            self.st_n.next = LoopState::Mask;
-                        }
-                        4 => {
-                            self.st_n.next = LoopState::RawBlock;
-                        }
-                        _ => {
-                            self.take.next = bits::<10>(0);
-                            self.fail.next = true;
-                            self.fail_class.next = self.c_reserved_tag.val();
-                        }
-                    }
+        } else if self.st.q.val() == self.s_tag.val() {
+            if self.step.val() {
+                self.take.next = bits::<10>(3);
+                self.tag.d.next = bit_cast::<3, 32>(self.vm.val() >> 29);
+                self.above_hi.d.next = bits::<32>(0);
+                self.above_lo.d.next = bits::<32>(0);
+                for j in 0..33 {
+                    self.dbp_hi[j].d.next = bits::<32>(0);
+                    self.dbp_lo[j].d.next = bits::<32>(0);
                 }
-            }
-            LoopState::Mask => {
-                if self.step.val() {
-                    self.take.next = self.need.val();
-                    self.mask_hi.d.next = self.v0.val();
-                    if self.t_w16.q.val() {
-                        self.mask_lo.d.next = self.v1.val();
-                    }
-                    self.nzc.d.next = self.popc.val();
-                    self.st_n.next = LoopState::Push;
-                    if self.popc.val().any() {
-                        if self.tag.q.val() == 0 {
-                            self.st_n.next = LoopState::ZvcSymbols;
-                        } else {
-                            self.g_l.d.next = self.popc.val();
-                            self.g_q.d.next = self.q_of_n.val();
-                            self.st_n.next = LoopState::Planes;
-                        }
-                    }
-                }
-            }
-            LoopState::ZvcSymbols => {
-                self.zs[0].next = self.v0.val();
-                self.zs[1].next = self.v1.val();
+                self.mask_hi.d.next = bits::<32>(0);
+                self.mask_lo.d.next = bits::<32>(0);
+                self.pidx.d.next = bits::<7>(0);
+                self.rcnt.d.next = bits::<2>(0);
+                // BX and DBX geometry (ZBX sets its own from the mask).
+                self.g_l.d.next = bits::<7>(32);
+                self.g_p.d.next = bits::<6>(32);
+                self.g_q.d.next = bits::<3>(5);
+                self.rem.d.next = bits::<6>(32);
                 if self.t_w16.q.val() {
-                    self.zs[0].next = self.v0.val() >> 16;
-                    self.zs[1].next = self.v0.val() & 0xFFFF;
-                    self.zs[2].next = self.v1.val() >> 16;
-                    self.zs[3].next = self.v1.val() & 0xFFFF;
+                    self.g_l.d.next = bits::<7>(64);
+                    self.g_p.d.next = bits::<6>(16);
+                    self.g_q.d.next = bits::<3>(6);
+                    self.rem.d.next = bits::<6>(16);
                 }
-                if self.step.val() {
-                    self.take.next = self.need.val();
-                    for p in 0..64 {
-                        for t in 0..4 {
-                            if (self.pidx.q.val() + self.slot_index[t].val() == self.slot_index[p].val())
-                                & (self.slot_index[t].val() < self.zk.val())
-                            {
-                                self.psym[p].d.next = self.zs[t].val();
-                            }
+                match self.vm.val().get_bits::<3>(29).index() {
+                    0 => {
+                        self.st_n.next = self.s_mask.val();
+                    }
+                    1 => {
+                        self.g_l.d.next = bits::<7>(31);
+                        self.g_p.d.next = bits::<6>(33);
+                        self.rem.d.next = bits::<6>(33);
+                        if self.t_w16.q.val() {
+                            self.g_l.d.next = bits::<7>(63);
+                            self.g_p.d.next = bits::<6>(17);
+                            self.rem.d.next = bits::<6>(17);
                         }
+                        self.st_n.next = self.s_base.val();
                     }
-                    self.pidx.d.next = self.pidx.q.val() + self.zk.val();
-                    if self.pidx.q.val() + self.zk.val() == self.nzc.q.val() {
-                        self.st_n.next = LoopState::Push;
+                    2 => {
+                        self.st_n.next = self.s_planes.val();
                     }
-                }
-            }
-            LoopState::Base => {
-                if self.vm.val().get_bit(31) {
-                    self.base_l.next = (self.v0.val() << 1) | (self.v1.val() >> 31);
-                    if self.t_w16.q.val() {
-                        self.base_l.next = (self.v0.val() >> 15) & 0xFFFF;
+                    3 => {
+                        self.st_n.next = self.s_mask.val();
                     }
-                } else {
-                    match self.vm.val().get_bits::<2>(29).index() {
-                        1 => {
-                            self.base_l.next = (self.v0.val() >> 25) & 0xF;
-                            if self.v0.val().get_bit(28) {
-                                self.base_l.next = self.base_l.val() | 0xFFFF_FFF0_u64;
-                            }
-                        }
-                        2 => {
-                            self.base_l.next = (self.v0.val() >> 21) & 0xFF;
-                            if self.v0.val().get_bit(28) {
-                                self.base_l.next = self.base_l.val() | 0xFFFF_FF00_u64;
-                            }
-                        }
-                        3 => {
-                            self.base_l.next = (self.v0.val() >> 13) & 0xFFFF;
-                            if self.v0.val().get_bit(28) {
-                                self.base_l.next = self.base_l.val() | 0xFFFF_0000_u64;
-                            }
-                        }
-                        _ => {}
+                    4 => {
+                        self.st_n.next = self.s_raw_block.val();
                     }
-                    if self.t_w16.q.val() {
-                        self.base_l.next = self.base_l.val() & 0xFFFF;
-                    }
-                }
-                if self.step.val() {
-                    self.take.next = self.need.val();
-                    self.base.d.next = self.base_l.val();
-                    self.st_n.next = LoopState::Planes;
-                    if self.t_w16.q.val() & (self.vm.val().get_bits::<3>(29) == 3) {
+                    _ => {
                         self.take.next = bits::<10>(0);
-                        self.st_n.next = LoopState::Base;
                         self.fail.next = true;
-                        self.fail_class.next = self.c_reserved_base.val();
+                        self.fail_class.next = self.c_reserved_tag.val();
                     }
                 }
             }
-            LoopState::Planes => {
-                if self.vm.val().get_bit(31) {
-                    // Verbatim: the L plane bits.
-                    self.plane_hi.next = (self.fld_hi.val() & self.ones_hi.val()) ^ self.above_hi.q.val();
-                    self.plane_lo.next = (self.fld_lo.val() & self.ones_lo.val()) ^ self.above_lo.q.val();
-                    self.write_plane.next = true;
-                } else if self.vm.val().get_bit(30) {
-                    // A run of k ≥ 2 zero planes.
-                    self.run_len.next = bit_cast::<6, 32>((self.v0.val() >> 25) & 0x1F) + 2;
-                    if self.t_w16.q.val() {
-                        self.run_len.next = bit_cast::<6, 32>((self.v0.val() >> 26) & 0xF) + 2;
-                    }
-                    self.run_write.next = true;
-                } else if self.vm.val().get_bit(29) {
-                    // One zero plane.
-                    self.run_len.next = bits::<6>(1);
-                    self.run_write.next = true;
-                } else {
-                    match self.vm.val().get_bits::<2>(27).index() {
-                        0 => {
-                            self.plane_hi.next = self.ones_hi.val() ^ self.above_hi.q.val();
-                            self.plane_lo.next = self.ones_lo.val() ^ self.above_lo.q.val();
-                            self.write_plane.next = true;
-                        }
-                        1 => {
-                            self.write_plane.next = true;
-                        }
-                        _ => {
-                            self.pos.next = bit_cast::<7, 32>(
-                                (self.v0.val() >> (bits::<5>(27) - bit_cast::<5, 3>(self.g_q.q.val())))
-                                    & ((bits::<32>(1) << bit_cast::<5, 3>(self.g_q.q.val())) - 1),
-                            );
-                            self.span.next = bits::<7>(1);
-                            if !self.vm.val().get_bit(27) {
-                                self.span.next = bits::<7>(2);
-                            }
-                            // Value bit `pos` of the L-bit plane word sits at left-aligned bit
-                            // 64 − L + pos (hi = bits 63…32).
-                            self.bitpos.next = bits::<7>(64) - self.g_l.q.val() + self.pos.val();
-                            self.bitpos2.next = self.bitpos.val() + 1;
-                            if self.bitpos.val() >= 32 {
-                                self.plane_hi.next = bits::<32>(1) << bit_cast::<5, 7>(self.bitpos.val() - 32);
-                            } else {
-                                self.plane_lo.next = bits::<32>(1) << bit_cast::<5, 7>(self.bitpos.val());
-                            }
-                            if self.span.val() == 2 {
-                                if self.bitpos2.val() >= 32 {
-                                    self.plane_hi.next = self.plane_hi.val()
-                                        | (bits::<32>(1) << bit_cast::<5, 7>(self.bitpos2.val() - 32));
-                                } else {
-                                    self.plane_lo.next =
-                                        self.plane_lo.val() | (bits::<32>(1) << bit_cast::<5, 7>(self.bitpos2.val()));
-                                }
-                            }
-                            self.plane_hi.next = self.plane_hi.val() ^ self.above_hi.q.val();
-                            self.plane_lo.next = self.plane_lo.val() ^ self.above_lo.q.val();
-                            self.write_plane.next = true;
-                        }
+        } else if self.st.q.val() == self.s_mask.val() {
+            if self.step.val() {
+                self.take.next = self.need.val();
+                self.mask_hi.d.next = self.v0.val();
+                if self.t_w16.q.val() {
+                    self.mask_lo.d.next = self.v1.val();
+                }
+                self.nzc.d.next = self.popc.val();
+                self.st_n.next = self.s_push.val();
+                if self.popc.val().any() {
+                    if self.tag.q.val() == 0 {
+                        self.st_n.next = self.s_zvc_symbols.val();
+                    } else {
+                        self.g_l.d.next = self.popc.val();
+                        self.g_q.d.next = self.q_of_n.val();
+                        self.st_n.next = self.s_planes.val();
                     }
                 }
-                if self.step.val() {
-                    self.take.next = self.need.val();
-                    if self.run_write.val() {
-                        self.rem_n.next = self.rem.q.val() - self.run_len.val();
-                        if self.run_len.val() > self.rem.q.val() {
-                            self.fail.next = true;
-                            self.fail_class.next = self.c_run_too_long.val();
-                        }
-                        for p in 0..33 {
-                            if (self.plane_index[p].val() < self.rem.q.val())
-                                & (self.plane_index[p].val() >= self.rem_n.val())
-                            {
-                                self.dbp_hi[p].d.next = self.above_hi.q.val();
-                                self.dbp_lo[p].d.next = self.above_lo.q.val();
-                            }
-                        }
-                    }
-                    if self.write_plane.val() {
-                        self.rem_n.next = self.rem.q.val() - 1;
-                        if !self.vm.val().get_bit(31)
-                            & !self.vm.val().get_bit(30)
-                            & !self.vm.val().get_bit(29)
-                            & (self.vm.val().get_bits::<2>(27) == 1)
-                            & (self.rem.q.val() == self.g_p.q.val())
+            }
+        } else if self.st.q.val() == self.s_zvc_symbols.val() {
+            self.zs[0].next = self.v0.val();
+            self.zs[1].next = self.v1.val();
+            if self.t_w16.q.val() {
+                self.zs[0].next = self.v0.val() >> 16;
+                self.zs[1].next = self.v0.val() & 0xFFFF;
+                self.zs[2].next = self.v1.val() >> 16;
+                self.zs[3].next = self.v1.val() & 0xFFFF;
+            }
+            if self.step.val() {
+                self.take.next = self.need.val();
+                for p in 0..64 {
+                    for t in 0..4 {
+                        if (self.pidx.q.val() + self.slot_index[t].val() == self.slot_index[p].val())
+                            & (self.slot_index[t].val() < self.zk.val())
                         {
-                            self.fail.next = true;
-                            self.fail_class.next = self.c_dbp_zero_top.val();
+                            self.psym[p].d.next = self.zs[t].val();
                         }
-                        if !self.vm.val().get_bit(31)
-                            & !self.vm.val().get_bit(30)
-                            & !self.vm.val().get_bit(29)
-                            & self.vm.val().get_bit(28)
-                            & ((self.pos.val() + self.span.val()) > self.g_l.q.val())
-                        {
-                            self.fail.next = true;
-                            self.fail_class.next = self.c_position.val();
-                        }
-                        for p in 0..33 {
-                            if self.plane_index[p].val() == self.rem_n.val() {
-                                self.dbp_hi[p].d.next = self.plane_hi.val();
-                                self.dbp_lo[p].d.next = self.plane_lo.val();
-                            }
-                        }
-                        self.above_hi.d.next = self.plane_hi.val();
-                        self.above_lo.d.next = self.plane_lo.val();
                     }
-                    self.rem.d.next = self.rem_n.val();
-                    if !self.rem_n.val().any() {
-                        self.st_n.next = LoopState::Push;
-                    }
-                    if self.fail.val() {
-                        self.take.next = bits::<10>(0);
-                        self.st_n.next = LoopState::Planes;
-                    }
+                }
+                self.pidx.d.next = self.pidx.q.val() + self.zk.val();
+                if self.pidx.q.val() + self.zk.val() == self.nzc.q.val() {
+                    self.st_n.next = self.s_push.val();
                 }
             }
-            LoopState::RawBlock => {
-                if self.step.val() {
-                    self.take.next = bits::<10>(256);
-                    for c in 0..4 {
-                        if bit_cast::<6, 2>(self.rcnt.q.val()) == self.plane_index[c].val() {
-                            for t in 0..8 {
-                                self.psym[8 * c + t].d.next = (self.win[t].q.val() << 24)
-                                    | ((self.win[t].q.val() << 8) & 0xFF_0000)
-                                    | ((self.win[t].q.val() >> 8) & 0xFF00)
-                                    | (self.win[t].q.val() >> 24);
-                            }
+        } else if self.st.q.val() == self.s_base.val() {
+            if self.vm.val().get_bit(31) {
+                self.base_l.next = (self.v0.val() << 1) | (self.v1.val() >> 31);
+                if self.t_w16.q.val() {
+                    self.base_l.next = (self.v0.val() >> 15) & 0xFFFF;
+                }
+            } else {
+                match self.vm.val().get_bits::<2>(29).index() {
+                    1 => {
+                        self.base_l.next = (self.v0.val() >> 25) & 0xF;
+                        if self.v0.val().get_bit(28) {
+                            self.base_l.next = self.base_l.val() | 0xFFFF_FFF0_u64;
                         }
                     }
-                    self.rcnt.d.next = self.rcnt.q.val() + 1;
-                    if self.rcnt.q.val() == 3 {
-                        self.st_n.next = LoopState::Push;
+                    2 => {
+                        self.base_l.next = (self.v0.val() >> 21) & 0xFF;
+                        if self.v0.val().get_bit(28) {
+                            self.base_l.next = self.base_l.val() | 0xFFFF_FF00_u64;
+                        }
                     }
+                    3 => {
+                        self.base_l.next = (self.v0.val() >> 13) & 0xFFFF;
+                        if self.v0.val().get_bit(28) {
+                            self.base_l.next = self.base_l.val() | 0xFFFF_0000_u64;
+                        }
+                    }
+                    _ => {}
+                }
+                if self.t_w16.q.val() {
+                    self.base_l.next = self.base_l.val() & 0xFFFF;
                 }
             }
-            LoopState::Push => {
-                if self.rb_free.val() {
-                    self.push.next = true;
-                    self.st_n.next = self.after_block.val();
-                    if self.tag.q.val() == 1 {
-                        self.st_n.next = LoopState::DeltaCheck;
-                    }
-                }
-            }
-            LoopState::DeltaCheck => {
-                self.st_n.next = LoopState::Tag;
-                if !self.cbytes_left.q.val().any() {
-                    self.st_n.next = LoopState::Padding;
-                }
-                if self.rebuild.delta_err.val() & self.rb_valid.q.val() {
+            if self.step.val() {
+                self.take.next = self.need.val();
+                self.base.d.next = self.base_l.val();
+                self.st_n.next = self.s_planes.val();
+                if self.t_w16.q.val() & (self.vm.val().get_bits::<3>(29) == 3) {
+                    self.take.next = bits::<10>(0);
+                    self.st_n.next = self.s_base.val();
                     self.fail.next = true;
-                    self.fail_class.next = self.c_delta.val();
+                    self.fail_class.next = self.c_reserved_base.val();
                 }
             }
-            LoopState::Padding => {
-                if self.body_left.q.val() >= 8 {
+        } else if self.st.q.val() == self.s_planes.val() {
+            if self.step.val() {
+                if self.code_a.error.val() {
+                    self.fail.next = true;
+                    self.fail_class.next = self.code_a.error_class.val();
+                } else {
+                    self.take.next = self.code_a.need.val();
+                    // B goes too when it is whole in the window, inside the body and clean.
+                    self.b_take.next = self.code_a.remaining_after.val().any()
+                        & !self.code_b.over.val()
+                        & !self.code_b.error.val()
+                        & (self.fill.q.val() >= self.code_a.need.val() + self.code_b.need.val());
+                    if self.b_take.val() {
+                        self.take.next = self.code_a.need.val() + self.code_b.need.val();
+                        self.rem_new.next = self.code_b.remaining_after.val();
+                        if self.code_b.write_plane.val() {
+                            self.above_new_hi.next = self.code_b.plane_hi.val();
+                            self.above_new_lo.next = self.code_b.plane_lo.val();
+                        }
+                    }
+                    for p in 0..33 {
+                        if self.code_a.run_write.val()
+                            & (self.plane_index[p].val() < self.rem.q.val())
+                            & (self.plane_index[p].val() >= self.code_a.remaining_after.val())
+                        {
+                            self.dbp_hi[p].d.next = self.above_hi.q.val();
+                            self.dbp_lo[p].d.next = self.above_lo.q.val();
+                        }
+                        if self.code_a.write_plane.val() & (self.plane_index[p].val() == self.code_a.remaining_after.val()) {
+                            self.dbp_hi[p].d.next = self.code_a.plane_hi.val();
+                            self.dbp_lo[p].d.next = self.code_a.plane_lo.val();
+                        }
+                        if self.b_take.val()
+                            & self.code_b.run_write.val()
+                            & (self.plane_index[p].val() < self.code_a.remaining_after.val())
+                            & (self.plane_index[p].val() >= self.code_b.remaining_after.val())
+                        {
+                            self.dbp_hi[p].d.next = self.b_above_hi.val();
+                            self.dbp_lo[p].d.next = self.b_above_lo.val();
+                        }
+                        if self.b_take.val()
+                            & self.code_b.write_plane.val()
+                            & (self.plane_index[p].val() == self.code_b.remaining_after.val())
+                        {
+                            self.dbp_hi[p].d.next = self.code_b.plane_hi.val();
+                            self.dbp_lo[p].d.next = self.code_b.plane_lo.val();
+                        }
+                    }
+                    self.above_hi.d.next = self.above_new_hi.val();
+                    self.above_lo.d.next = self.above_new_lo.val();
+                    self.rem.d.next = self.rem_new.val();
+                    if !self.rem_new.val().any() {
+                        self.st_n.next = self.s_push.val();
+                    }
+                }
+            }
+        } else if self.st.q.val() == self.s_raw_block.val() {
+            if self.step.val() {
+                self.take.next = bits::<10>(256);
+                for c in 0..4 {
+                    if bit_cast::<6, 2>(self.rcnt.q.val()) == self.plane_index[c].val() {
+                        for t in 0..8 {
+                            self.psym[8 * c + t].d.next = (self.win[t].q.val() << 24)
+                                | ((self.win[t].q.val() << 8) & 0xFF_0000)
+                                | ((self.win[t].q.val() >> 8) & 0xFF00)
+                                | (self.win[t].q.val() >> 24);
+                        }
+                    }
+                }
+                self.rcnt.d.next = self.rcnt.q.val() + 1;
+                if self.rcnt.q.val() == 3 {
+                    self.st_n.next = self.s_push.val();
+                }
+            }
+        } else if self.st.q.val() == self.s_push.val() {
+            if self.rb_free.val() {
+                self.push.next = true;
+                self.st_n.next = self.after_block.val();
+                if self.tag.q.val() == 1 {
+                    self.st_n.next = self.s_delta_check.val();
+                }
+            }
+        } else if self.st.q.val() == self.s_delta_check.val() {
+            self.st_n.next = self.s_tag.val();
+            if !self.cbytes_left.q.val().any() {
+                self.st_n.next = self.s_padding.val();
+            }
+            if self.rebuild.delta_err.val() & self.rb_valid.q.val() {
+                self.fail.next = true;
+                self.fail_class.next = self.c_delta.val();
+            }
+        } else if self.st.q.val() == self.s_padding.val() {
+            if self.body_left.q.val() >= 8 {
+                self.fail.next = true;
+                self.fail_class.next = self.c_size_mismatch.val();
+            } else if self.step.val() {
+                if self.vm.val().any() {
                     self.fail.next = true;
                     self.fail_class.next = self.c_size_mismatch.val();
-                } else if self.step.val() {
-                    if self.vm.val().any() {
-                        self.fail.next = true;
-                        self.fail_class.next = self.c_size_mismatch.val();
-                    } else {
-                        self.take.next = self.need.val();
-                        self.chunk.d.next = self.chunk.q.val() + 1;
-                        self.st_n.next = LoopState::Header;
-                        if !self.raw_left.q.val().any() {
-                            self.st_n.next = LoopState::Trailing;
-                        }
+                } else {
+                    self.take.next = self.need.val();
+                    self.chunk.d.next = self.chunk.q.val() + 1;
+                    self.st_n.next = self.s_header.val();
+                    if !self.raw_left.q.val().any() {
+                        self.st_n.next = self.s_trailing.val();
                     }
                 }
             }
-            LoopState::Trailing => {
-                if self.fill.q.val().any() {
-                    self.report.next = true;
-                    self.report_class.next = self.c_trailing.val();
-                } else if self.ended.q.val() {
-                    self.st_n.next = LoopState::Finish;
-                }
+        } else if self.st.q.val() == self.s_trailing.val() {
+            if self.fill.q.val().any() {
+                self.report.next = true;
+                self.report_class.next = self.c_trailing.val();
+            } else if self.ended.q.val() {
+                self.st_n.next = self.s_finish.val();
             }
-            LoopState::ErrorCheck => {
-                if bit_cast::<16, 10>(self.fill.q.val()) >= self.body_left.q.val() {
-                    self.report.next = true;
-                    self.report_class.next = self.e_class.q.val();
-                } else if self.ended.q.val() {
-                    self.report.next = true;
-                    self.report_class.next = self.c_stream_truncated.val();
-                } else {
-                    self.take.next = self.fill.q.val();
-                }
-            }
-            LoopState::Drain => {
+        } else if self.st.q.val() == self.s_error_check.val() {
+            if bit_cast::<16, 10>(self.fill.q.val()) >= self.body_left.q.val() {
+                self.report.next = true;
+                self.report_class.next = self.e_class.q.val();
+            } else if self.ended.q.val() {
+                self.report.next = true;
+                self.report_class.next = self.c_stream_truncated.val();
+            } else {
                 self.take.next = self.fill.q.val();
-                if self.ended.q.val() {
-                    self.st_n.next = LoopState::Finish;
-                }
             }
-            LoopState::Finish => {
-                if !self.rb_valid.q.val() & !self.job_valid.q.val() & !self.o_valid.q.val() {
-                    self.done_q.d.next = true;
-                    self.done_id_q.d.next = self.t_id.q.val();
-                    self.st_n.next = LoopState::Idle;
-                }
+        } else if self.st.q.val() == self.s_drain.val() {
+            self.take.next = self.fill.q.val();
+            if self.ended.q.val() {
+                self.st_n.next = self.s_finish.val();
             }
-            _ => {}
+        } else if self.st.q.val() == self.s_finish.val() {
+            if !self.rb_valid.q.val() & !self.job_valid.q.val() & !self.o_valid.q.val() {
+                self.done_q.d.next = true;
+                self.done_id_q.d.next = self.t_id.q.val();
+                self.st_n.next = self.s_idle.val();
+            }
         }
         // A block error waits in ErrorCheck until the body is known to be complete.
         if self.fail.val() {
             self.take.next = bits::<10>(0);
             self.e_class.d.next = self.fail_class.val();
-            self.st_n.next = LoopState::ErrorCheck;
+            self.st_n.next = self.s_error_check.val();
         }
         if self.report.val() {
             self.take.next = bits::<10>(0);
@@ -931,21 +865,21 @@ impl Logic for DecompressorLane {
             self.err_class_q.d.next = self.report_class.val();
             self.err_id_q.d.next = self.t_id.q.val();
             self.err_chunk_q.d.next = self.chunk.q.val();
-            self.st_n.next = LoopState::Drain;
+            self.st_n.next = self.s_drain.val();
         }
         // Bookkeeping of the body, the chunk and the transfer.
-        if self.in_body.val() | (self.st.q.val() == LoopState::ErrorCheck) {
+        if self.in_body.val() | (self.st.q.val() == self.s_error_check.val()) {
             self.body_left.d.next = self.body_left.q.val() - bit_cast::<16, 10>(self.take.val());
         }
         if self.push.val() {
             self.cbytes_left.d.next = self.cbytes_left.q.val() - self.keep.val();
             self.raw_left.d.next = self.raw_left.q.val() - bit_cast::<32, 13>(self.keep.val());
             self.addr.d.next = self.addr.q.val() + bit_cast::<32, 13>(self.keep.val());
-            if (self.st.q.val() == LoopState::RawChunk) & (self.cbytes_left.q.val() == self.keep.val()) {
+            if (self.st.q.val() == self.s_raw_chunk.val()) & (self.cbytes_left.q.val() == self.keep.val()) {
                 self.chunk.d.next = self.chunk.q.val() + 1;
-                self.st_n.next = LoopState::Header;
+                self.st_n.next = self.s_header.val();
                 if self.raw_left.q.val() == bit_cast::<32, 13>(self.keep.val()) {
-                    self.st_n.next = LoopState::Trailing;
+                    self.st_n.next = self.s_trailing.val();
                 }
             }
         }
@@ -954,7 +888,7 @@ impl Logic for DecompressorLane {
         self.rb_kind.next = self.push_kind.val();
         for t in 0..8 {
             self.rb_sym[t].next = self.psym[t].q.val();
-            if self.st.q.val() == LoopState::RawChunk {
+            if self.st.q.val() == self.s_raw_chunk.val() {
                 self.rb_sym[t].next = (self.win[t].q.val() << 24)
                     | ((self.win[t].q.val() << 8) & 0xFF_0000)
                     | ((self.win[t].q.val() >> 8) & 0xFF00)
@@ -984,7 +918,7 @@ impl Logic for DecompressorLane {
             self.rb_keep.d.next = bit_cast::<8, 13>(self.keep.val());
             self.rb_last.d.next = self.raw_left.q.val() == bit_cast::<32, 13>(self.keep.val());
             self.rb_id.d.next = self.t_id.q.val();
-        } else if self.rb_move.val() | ((self.st.q.val() == LoopState::DeltaCheck) & self.rebuild.delta_err.val()) {
+        } else if self.rb_move.val() | ((self.st.q.val() == self.s_delta_check.val()) & self.rebuild.delta_err.val()) {
             self.rb_valid.d.next = false;
         }
 
@@ -1056,7 +990,7 @@ impl Logic for DecompressorLane {
             self.fill_n.next = self.ip.val() + (bit_cast::<10, 6>(self.in_bytes.val()) << 3);
             self.ended_n.next = self.in_last.val();
         }
-        if self.st.q.val() == LoopState::Idle {
+        if self.st.q.val() == self.s_idle.val() {
             self.fill_n.next = bits::<10>(0);
             self.ended_n.next = false;
         }
@@ -1121,13 +1055,13 @@ impl Logic for DecompressorLane {
         }
 
         // ---- handshake flops for the next cycle
-        self.desc_ready_q.d.next = self.st_n.val() == LoopState::Idle;
-        self.in_ready_q.d.next = (self.st_n.val() != LoopState::Idle)
-            & (self.st_n.val() != LoopState::Finish)
+        self.desc_ready_q.d.next = self.st_n.val() == self.s_idle.val();
+        self.in_ready_q.d.next = (self.st_n.val() != self.s_idle.val())
+            & (self.st_n.val() != self.s_finish.val())
             & !self.ended_n.val()
             & (self.fill_n.val() <= 256);
         if self.reset.val() {
-            self.st.d.next = LoopState::Idle;
+            self.st.d.next = self.s_idle.val();
             self.fill.d.next = bits::<10>(0);
             self.ended.d.next = false;
             self.rb_valid.d.next = false;

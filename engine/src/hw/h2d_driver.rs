@@ -406,6 +406,8 @@ pub struct H2dWork {
     pub blocks_by_tag: [usize; 5],
     /// Plane codes of the DBX, BX and ZBX blocks of compressed chunks (a run counts once).
     pub plane_codes: usize,
+    /// Loop cycles of those plane codes: two per cycle, ⌈codes / 2⌉ per block.
+    pub plane_code_cycles: usize,
     /// 64-bit groups of ZVC nonzero symbols (⌈n / (64 / w)⌉ per ZVC block).
     pub zvc_symbol_groups: usize,
     /// Σ over blocks of the writer cycles (one per 32 bytes) not covered by the block's loop
@@ -445,6 +447,8 @@ impl H2dWork {
                 work.blocks_by_tag[tag as usize] += 1;
                 let codes = plane_cases(&block, width, tag).len();
                 work.plane_codes += codes;
+                let code_cycles = codes.div_ceil(PLANE_CODES_PER_CYCLE);
+                work.plane_code_cycles += code_cycles;
                 let fields = match tag {
                     Tag::Zvc => {
                         let mut syms = [0u32; 64];
@@ -454,9 +458,9 @@ impl H2dWork {
                         work.zvc_symbol_groups += groups;
                         1 + groups
                     }
-                    Tag::Dbx => 2 + codes,
-                    Tag::Bx => codes,
-                    Tag::Zbx => 1 + codes,
+                    Tag::Dbx => 2 + code_cycles,
+                    Tag::Bx => code_cycles,
+                    Tag::Zbx => 1 + code_cycles,
                     Tag::Raw => RAW_BLOCK_BEATS,
                 };
                 let writes = b.len().div_ceil(BEAT_BYTES);
@@ -467,13 +471,17 @@ impl H2dWork {
     }
 }
 
+/// Plane codes the loop decodes per cycle (two `PlaneCode` decoders, the second at the end of
+/// the first).
+pub const PLANE_CODES_PER_CYCLE: usize = 2;
+
 /// 256-bit loop steps of a raw block.
 const RAW_BLOCK_BEATS: usize = BLOCK_BYTES / BEAT_BYTES;
 
 /// The lane's latency model (first beat taken → last write taken, no backpressure): the decode
-/// loop's cycles, one field per cycle, from the transfer's sizes and code counts. A block costs
-/// its fields (ZVC: mask + symbol groups; DBX: base + plane codes + the range-check cycle; BX:
-/// plane codes; ZBX: mask + plane codes; raw: 4) plus tag and hand-off, or its writes where those
+/// loop's cycles, one field (or two plane codes) per cycle, from the transfer's sizes and code
+/// counts. A block costs its fields (ZVC: mask + symbol groups; DBX: base + ⌈codes / 2⌉ + the
+/// range-check cycle; BX: ⌈codes / 2⌉; ZBX: mask + ⌈codes / 2⌉; raw: 4) plus tag and hand-off, or its writes where those
 /// take longer; a compressed chunk adds header and padding check, a raw chunk its header and
 /// [`RAW_BEAT_CYCLES`] per 32 bytes. Checked against the simulation by `tests/hw_h2d.rs`.
 pub fn h2d_latency_cycles(work: &H2dWork) -> u64 {
@@ -481,7 +489,7 @@ pub fn h2d_latency_cycles(work: &H2dWork) -> u64 {
     let blocks = zvc + dbx + bx + zbx + raw;
     let chunks = work.raw_bytes.div_ceil(CHUNK_BYTES) as u64;
     let raw_chunks = work.raw_chunks as u64;
-    let fields = zvc + work.zvc_symbol_groups as u64 + 2 * dbx + zbx + RAW_BLOCK_BEATS as u64 * raw + work.plane_codes as u64;
+    let fields = zvc + work.zvc_symbol_groups as u64 + 2 * dbx + zbx + RAW_BLOCK_BEATS as u64 * raw + work.plane_code_cycles as u64;
     let block_cycles = fields + BLOCK_OVERHEAD_CYCLES * blocks + work.writer_excess_cycles as u64;
     let raw_cycles = raw_chunks + RAW_BEAT_CYCLES * work.raw_chunk_bytes.div_ceil(BEAT_BYTES) as u64;
     block_cycles + CHUNK_OVERHEAD_CYCLES * (chunks - raw_chunks) + raw_cycles + PIPELINE_CYCLES
