@@ -27,14 +27,13 @@
 //! # Stages
 //! 1. Unpacker + decode loop (this block): a 512-bit window holds the stream MSB-first at its
 //!    head; each cycle the loop decodes one field at the head (chunk header, tag, mask, up to
-//!    64 bits of ZVC symbols, DBX base, one plane code, 256 bits of a raw block or raw chunk),
+//!    64 bits of ZVC symbols, DBX base, two plane codes (decoder A at the head, B where A ends), 256 bits of a raw block or raw chunk),
 //!    shifts the window by the field's length and appends the next beat behind the live bits.
 //! 2. Rebuild ([`BlockRebuild`]): transpose, DBX prefix sum and range check, ZVC/ZBX expansion.
 //! 3. Writer: a block (or raw-chunk beat) as up to four addressed 32-byte writes, then the output
 //!    register.
 
 use super::block_rebuild::{BlockRebuild, KIND_PASS};
-use super::plane_code::PlaneCode;
 use super::{arr, constants, d};
 use rust_hdl::prelude::*;
 
@@ -98,8 +97,6 @@ pub struct DecompressorLane {
     /// Index of the chunk the error lies in (trailing bytes: the number of chunks).
     pub err_chunk: Signal<Out, Bits<20>> = d(),
     rebuild: BlockRebuild = d(),
-    code_a: PlaneCode = d(),
-    code_b: PlaneCode = d(),
     c_truncated: Constant<Bits<4>> = Constant::new(1u64.into()),
     c_reserved_tag: Constant<Bits<4>> = Constant::new(2u64.into()),
     c_reserved_base: Constant<Bits<4>> = Constant::new(3u64.into()),
@@ -130,7 +127,7 @@ pub struct DecompressorLane {
     s_zvc_symbols: Constant<Bits<4>> = Constant::new(5u64.into()),
     /// Loop state 6: reading the DBX base-symbol code.
     s_base: Constant<Bits<4>> = Constant::new(6u64.into()),
-    /// Loop state 7: reading one plane code per cycle.
+    /// Loop state 7: reading two plane codes per cycle.
     s_planes: Constant<Bits<4>> = Constant::new(7u64.into()),
     /// Loop state 8: reading a raw block, 256 bits per cycle.
     s_raw_block: Constant<Bits<4>> = Constant::new(8u64.into()),
@@ -234,6 +231,82 @@ pub struct DecompressorLane {
     ones_lo: Signal<Local, Bits<32>> = d(),
     after_block: Signal<Local, Bits<4>> = d(),
     b_take: Signal<Local, Bit> = d(),
+    b_over: Signal<Local, Bit> = d(),
+    // Plane-code decoders A (at the head) and B (where A ends): the same logic twice, written
+    // out in this block because a combinational child would close a loop through this block's
+    // single `always @(*)` (Verilator UNOPTFLAT).
+    pca_v0: Signal<Local, Bits<32>> = d(),
+    pca_v1: Signal<Local, Bits<32>> = d(),
+    pca_v2: Signal<Local, Bits<32>> = d(),
+    pca_limit: Signal<Local, Bits<16>> = d(),
+    pca_above_hi: Signal<Local, Bits<32>> = d(),
+    pca_above_lo: Signal<Local, Bits<32>> = d(),
+    pca_ones_hi: Signal<Local, Bits<32>> = d(),
+    pca_ones_lo: Signal<Local, Bits<32>> = d(),
+    pca_plane_bits: Signal<Local, Bits<7>> = d(),
+    pca_pos_bits: Signal<Local, Bits<3>> = d(),
+    pca_w16: Signal<Local, Bit> = d(),
+    pca_remaining: Signal<Local, Bits<6>> = d(),
+    pca_planes: Signal<Local, Bits<6>> = d(),
+    pca_need: Signal<Local, Bits<10>> = d(),
+    pca_write_plane: Signal<Local, Bit> = d(),
+    pca_plane_hi: Signal<Local, Bits<32>> = d(),
+    pca_plane_lo: Signal<Local, Bits<32>> = d(),
+    pca_run_write: Signal<Local, Bit> = d(),
+    pca_remaining_after: Signal<Local, Bits<6>> = d(),
+    pca_error_class: Signal<Local, Bits<4>> = d(),
+    pca_vm: Signal<Local, Bits<5>> = d(),
+    pca_lim_mask: Signal<Local, Bits<32>> = d(),
+    pca_need_l: Signal<Local, Bits<10>> = d(),
+    pca_fld_hi: Signal<Local, Bits<32>> = d(),
+    pca_fld_lo: Signal<Local, Bits<32>> = d(),
+    pca_hi_l: Signal<Local, Bits<32>> = d(),
+    pca_lo_l: Signal<Local, Bits<32>> = d(),
+    pca_write_l: Signal<Local, Bit> = d(),
+    pca_run_l: Signal<Local, Bit> = d(),
+    pca_len_l: Signal<Local, Bits<6>> = d(),
+    pca_pos: Signal<Local, Bits<7>> = d(),
+    pca_span: Signal<Local, Bits<7>> = d(),
+    pca_bitpos: Signal<Local, Bits<7>> = d(),
+    pca_bitpos2: Signal<Local, Bits<7>> = d(),
+    pca_class_l: Signal<Local, Bits<4>> = d(),
+    pca_rem_l: Signal<Local, Bits<6>> = d(),
+    pcb_v0: Signal<Local, Bits<32>> = d(),
+    pcb_v1: Signal<Local, Bits<32>> = d(),
+    pcb_v2: Signal<Local, Bits<32>> = d(),
+    pcb_limit: Signal<Local, Bits<16>> = d(),
+    pcb_above_hi: Signal<Local, Bits<32>> = d(),
+    pcb_above_lo: Signal<Local, Bits<32>> = d(),
+    pcb_ones_hi: Signal<Local, Bits<32>> = d(),
+    pcb_ones_lo: Signal<Local, Bits<32>> = d(),
+    pcb_plane_bits: Signal<Local, Bits<7>> = d(),
+    pcb_pos_bits: Signal<Local, Bits<3>> = d(),
+    pcb_w16: Signal<Local, Bit> = d(),
+    pcb_remaining: Signal<Local, Bits<6>> = d(),
+    pcb_planes: Signal<Local, Bits<6>> = d(),
+    pcb_need: Signal<Local, Bits<10>> = d(),
+    pcb_write_plane: Signal<Local, Bit> = d(),
+    pcb_plane_hi: Signal<Local, Bits<32>> = d(),
+    pcb_plane_lo: Signal<Local, Bits<32>> = d(),
+    pcb_run_write: Signal<Local, Bit> = d(),
+    pcb_remaining_after: Signal<Local, Bits<6>> = d(),
+    pcb_error_class: Signal<Local, Bits<4>> = d(),
+    pcb_vm: Signal<Local, Bits<5>> = d(),
+    pcb_lim_mask: Signal<Local, Bits<32>> = d(),
+    pcb_need_l: Signal<Local, Bits<10>> = d(),
+    pcb_fld_hi: Signal<Local, Bits<32>> = d(),
+    pcb_fld_lo: Signal<Local, Bits<32>> = d(),
+    pcb_hi_l: Signal<Local, Bits<32>> = d(),
+    pcb_lo_l: Signal<Local, Bits<32>> = d(),
+    pcb_write_l: Signal<Local, Bit> = d(),
+    pcb_run_l: Signal<Local, Bit> = d(),
+    pcb_len_l: Signal<Local, Bits<6>> = d(),
+    pcb_pos: Signal<Local, Bits<7>> = d(),
+    pcb_span: Signal<Local, Bits<7>> = d(),
+    pcb_bitpos: Signal<Local, Bits<7>> = d(),
+    pcb_bitpos2: Signal<Local, Bits<7>> = d(),
+    pcb_class_l: Signal<Local, Bits<4>> = d(),
+    pcb_rem_l: Signal<Local, Bits<6>> = d(),
     b_above_hi: Signal<Local, Bits<32>> = d(),
     b_above_lo: Signal<Local, Bits<32>> = d(),
     bw: [Signal<Local, Bits<32>>; 4] = arr(),
@@ -376,21 +449,122 @@ impl Logic for DecompressorLane {
             self.ones_hi.next = !(bits::<32>(0xFFFF_FFFF_u64) >> bit_cast::<5, 7>(self.g_l.q.val()));
         }
         // Two plane codes: A at the head, B where A ends (the window shifted by A's length).
-        self.code_a.v0.next = self.v0.val();
-        self.code_a.v1.next = self.v1.val();
-        self.code_a.v2.next = self.v2.val();
-        self.code_a.limit.next = self.body_left.q.val();
-        self.code_a.above_hi.next = self.above_hi.q.val();
-        self.code_a.above_lo.next = self.above_lo.q.val();
-        self.code_a.ones_hi.next = self.ones_hi.val();
-        self.code_a.ones_lo.next = self.ones_lo.val();
-        self.code_a.plane_bits.next = self.g_l.q.val();
-        self.code_a.pos_bits.next = self.g_q.q.val();
-        self.code_a.w16.next = self.t_w16.q.val();
-        self.code_a.remaining.next = self.rem.q.val();
-        self.code_a.planes.next = self.g_p.q.val();
-        self.qa.next = bit_cast::<5, 10>(self.code_a.need.val() >> 5);
-        self.ra.next = bit_cast::<5, 10>(self.code_a.need.val());
+        self.pca_v0.next = self.v0.val();
+        self.pca_v1.next = self.v1.val();
+        self.pca_v2.next = self.v2.val();
+        self.pca_limit.next = self.body_left.q.val();
+        self.pca_above_hi.next = self.above_hi.q.val();
+        self.pca_above_lo.next = self.above_lo.q.val();
+        self.pca_ones_hi.next = self.ones_hi.val();
+        self.pca_ones_lo.next = self.ones_lo.val();
+        self.pca_plane_bits.next = self.g_l.q.val();
+        self.pca_pos_bits.next = self.g_q.q.val();
+        self.pca_w16.next = self.t_w16.q.val();
+        self.pca_remaining.next = self.rem.q.val();
+        self.pca_planes.next = self.g_p.q.val();
+        // -- decoder A
+        // The prefix is read through the body limit: bits past the body read as zero.
+        self.pca_lim_mask.next = bits::<32>(0xFFFF_FFFF_u64);
+        if self.pca_limit.val() < 32 {
+            self.pca_lim_mask.next = !(bits::<32>(0xFFFF_FFFF_u64) >> bit_cast::<5, 16>(self.pca_limit.val()));
+        }
+        self.pca_vm.next = bit_cast::<5, 32>((self.pca_v0.val() & self.pca_lim_mask.val()) >> 27);
+        self.pca_fld_hi.next = (self.pca_v0.val() << 1) | (self.pca_v1.val() >> 31);
+        self.pca_fld_lo.next = (self.pca_v1.val() << 1) | (self.pca_v2.val() >> 31);
+        self.pca_hi_l.next = bits::<32>(0);
+        self.pca_lo_l.next = bits::<32>(0);
+        self.pca_write_l.next = false;
+        self.pca_run_l.next = false;
+        self.pca_len_l.next = bits::<6>(0);
+        self.pca_pos.next = bits::<7>(0);
+        self.pca_span.next = bits::<7>(1);
+        self.pca_bitpos.next = bits::<7>(0);
+        self.pca_bitpos2.next = bits::<7>(0);
+        self.pca_class_l.next = bits::<4>(0);
+        if self.pca_vm.val().get_bit(4) {
+            // `1` + the L plane bits.
+            self.pca_need_l.next = bit_cast::<10, 7>(self.pca_plane_bits.val()) + 1;
+            self.pca_hi_l.next = (self.pca_fld_hi.val() & self.pca_ones_hi.val()) ^ self.pca_above_hi.val();
+            self.pca_lo_l.next = (self.pca_fld_lo.val() & self.pca_ones_lo.val()) ^ self.pca_above_lo.val();
+            self.pca_write_l.next = true;
+        } else if self.pca_vm.val().get_bit(3) {
+            // `01` + (k − 2): a run of k zero planes.
+            self.pca_need_l.next = bits::<10>(7);
+            self.pca_len_l.next = bit_cast::<6, 32>((self.pca_v0.val() >> 25) & 0x1F) + 2;
+            if self.pca_w16.val() {
+                self.pca_need_l.next = bits::<10>(6);
+                self.pca_len_l.next = bit_cast::<6, 32>((self.pca_v0.val() >> 26) & 0xF) + 2;
+            }
+            self.pca_run_l.next = true;
+        } else if self.pca_vm.val().get_bit(2) {
+            // `001`: one zero plane.
+            self.pca_need_l.next = bits::<10>(3);
+            self.pca_len_l.next = bits::<6>(1);
+            self.pca_run_l.next = true;
+        } else {
+            self.pca_need_l.next = bits::<10>(5);
+            self.pca_write_l.next = true;
+            match self.pca_vm.val().get_bits::<2>(0).index() {
+                0 => {
+                    // `00000`: all ones.
+                    self.pca_hi_l.next = self.pca_ones_hi.val() ^ self.pca_above_hi.val();
+                    self.pca_lo_l.next = self.pca_ones_lo.val() ^ self.pca_above_lo.val();
+                }
+                1 => {
+                    // `00001`: the pre-XOR plane is zero; never on the top plane.
+                    if self.pca_remaining.val() == self.pca_planes.val() {
+                        self.pca_class_l.next = self.c_dbp_zero_top.val();
+                    }
+                }
+                _ => {
+                    // `00010` / `00011` + position: two adjacent ones / one one.
+                    self.pca_need_l.next = bits::<10>(5) + bit_cast::<10, 3>(self.pca_pos_bits.val());
+                    self.pca_pos.next = bit_cast::<7, 32>(
+                        (self.pca_v0.val() >> (bits::<5>(27) - bit_cast::<5, 3>(self.pca_pos_bits.val())))
+                            & ((bits::<32>(1) << bit_cast::<5, 3>(self.pca_pos_bits.val())) - 1),
+                    );
+                    if !self.pca_vm.val().get_bit(0) {
+                        self.pca_span.next = bits::<7>(2);
+                    }
+                    if (self.pca_pos.val() + self.pca_span.val()) > self.pca_plane_bits.val() {
+                        self.pca_class_l.next = self.c_position.val();
+                    }
+                    // Position `pos` of the L-bit plane word is left-aligned bit 64 − L + pos.
+                    self.pca_bitpos.next = bits::<7>(64) - self.pca_plane_bits.val() + self.pca_pos.val();
+                    self.pca_bitpos2.next = self.pca_bitpos.val() + 1;
+                    if self.pca_bitpos.val() >= 32 {
+                        self.pca_hi_l.next = bits::<32>(1) << bit_cast::<5, 7>(self.pca_bitpos.val() - 32);
+                    } else {
+                        self.pca_lo_l.next = bits::<32>(1) << bit_cast::<5, 7>(self.pca_bitpos.val());
+                    }
+                    if self.pca_span.val() == 2 {
+                        if self.pca_bitpos2.val() >= 32 {
+                            self.pca_hi_l.next = self.pca_hi_l.val() | (bits::<32>(1) << bit_cast::<5, 7>(self.pca_bitpos2.val() - 32));
+                        } else {
+                            self.pca_lo_l.next = self.pca_lo_l.val() | (bits::<32>(1) << bit_cast::<5, 7>(self.pca_bitpos2.val()));
+                        }
+                    }
+                    self.pca_hi_l.next = self.pca_hi_l.val() ^ self.pca_above_hi.val();
+                    self.pca_lo_l.next = self.pca_lo_l.val() ^ self.pca_above_lo.val();
+                }
+            }
+        }
+        self.pca_rem_l.next = self.pca_remaining.val() - 1;
+        if self.pca_run_l.val() {
+            self.pca_rem_l.next = self.pca_remaining.val() - self.pca_len_l.val();
+            if self.pca_len_l.val() > self.pca_remaining.val() {
+                self.pca_class_l.next = self.c_run_too_long.val();
+            }
+        }
+        self.pca_need.next = self.pca_need_l.val();
+        self.pca_write_plane.next = self.pca_write_l.val();
+        self.pca_plane_hi.next = self.pca_hi_l.val();
+        self.pca_plane_lo.next = self.pca_lo_l.val();
+        self.pca_run_write.next = self.pca_run_l.val();
+        self.pca_remaining_after.next = self.pca_rem_l.val();
+        self.pca_error_class.next = self.pca_class_l.val();
+        self.qa.next = bit_cast::<5, 10>(self.pca_need.val() >> 5);
+        self.ra.next = bit_cast::<5, 10>(self.pca_need.val());
         for i in 0..4 {
             self.bw[i].next = self.win[i].q.val();
             if self.qa.val() == 1 {
@@ -408,23 +582,125 @@ impl Logic for DecompressorLane {
         }
         self.b_above_hi.next = self.above_hi.q.val();
         self.b_above_lo.next = self.above_lo.q.val();
-        if self.code_a.write_plane.val() {
-            self.b_above_hi.next = self.code_a.plane_hi.val();
-            self.b_above_lo.next = self.code_a.plane_lo.val();
+        if self.pca_write_plane.val() {
+            self.b_above_hi.next = self.pca_plane_hi.val();
+            self.b_above_lo.next = self.pca_plane_lo.val();
         }
-        self.code_b.v0.next = self.bv[0].val();
-        self.code_b.v1.next = self.bv[1].val();
-        self.code_b.v2.next = self.bv[2].val();
-        self.code_b.limit.next = self.body_left.q.val() - bit_cast::<16, 10>(self.code_a.need.val());
-        self.code_b.above_hi.next = self.b_above_hi.val();
-        self.code_b.above_lo.next = self.b_above_lo.val();
-        self.code_b.ones_hi.next = self.ones_hi.val();
-        self.code_b.ones_lo.next = self.ones_lo.val();
-        self.code_b.plane_bits.next = self.g_l.q.val();
-        self.code_b.pos_bits.next = self.g_q.q.val();
-        self.code_b.w16.next = self.t_w16.q.val();
-        self.code_b.remaining.next = self.code_a.remaining_after.val();
-        self.code_b.planes.next = self.g_p.q.val();
+        self.pcb_v0.next = self.bv[0].val();
+        self.pcb_v1.next = self.bv[1].val();
+        self.pcb_v2.next = self.bv[2].val();
+        self.pcb_limit.next = self.body_left.q.val() - bit_cast::<16, 10>(self.pca_need.val());
+        self.pcb_above_hi.next = self.b_above_hi.val();
+        self.pcb_above_lo.next = self.b_above_lo.val();
+        self.pcb_ones_hi.next = self.ones_hi.val();
+        self.pcb_ones_lo.next = self.ones_lo.val();
+        self.pcb_plane_bits.next = self.g_l.q.val();
+        self.pcb_pos_bits.next = self.g_q.q.val();
+        self.pcb_w16.next = self.t_w16.q.val();
+        self.pcb_remaining.next = self.pca_remaining_after.val();
+        self.pcb_planes.next = self.g_p.q.val();
+        // -- decoder B
+        // The prefix is read through the body limit: bits past the body read as zero.
+        self.pcb_lim_mask.next = bits::<32>(0xFFFF_FFFF_u64);
+        if self.pcb_limit.val() < 32 {
+            self.pcb_lim_mask.next = !(bits::<32>(0xFFFF_FFFF_u64) >> bit_cast::<5, 16>(self.pcb_limit.val()));
+        }
+        self.pcb_vm.next = bit_cast::<5, 32>((self.pcb_v0.val() & self.pcb_lim_mask.val()) >> 27);
+        self.pcb_fld_hi.next = (self.pcb_v0.val() << 1) | (self.pcb_v1.val() >> 31);
+        self.pcb_fld_lo.next = (self.pcb_v1.val() << 1) | (self.pcb_v2.val() >> 31);
+        self.pcb_hi_l.next = bits::<32>(0);
+        self.pcb_lo_l.next = bits::<32>(0);
+        self.pcb_write_l.next = false;
+        self.pcb_run_l.next = false;
+        self.pcb_len_l.next = bits::<6>(0);
+        self.pcb_pos.next = bits::<7>(0);
+        self.pcb_span.next = bits::<7>(1);
+        self.pcb_bitpos.next = bits::<7>(0);
+        self.pcb_bitpos2.next = bits::<7>(0);
+        self.pcb_class_l.next = bits::<4>(0);
+        if self.pcb_vm.val().get_bit(4) {
+            // `1` + the L plane bits.
+            self.pcb_need_l.next = bit_cast::<10, 7>(self.pcb_plane_bits.val()) + 1;
+            self.pcb_hi_l.next = (self.pcb_fld_hi.val() & self.pcb_ones_hi.val()) ^ self.pcb_above_hi.val();
+            self.pcb_lo_l.next = (self.pcb_fld_lo.val() & self.pcb_ones_lo.val()) ^ self.pcb_above_lo.val();
+            self.pcb_write_l.next = true;
+        } else if self.pcb_vm.val().get_bit(3) {
+            // `01` + (k − 2): a run of k zero planes.
+            self.pcb_need_l.next = bits::<10>(7);
+            self.pcb_len_l.next = bit_cast::<6, 32>((self.pcb_v0.val() >> 25) & 0x1F) + 2;
+            if self.pcb_w16.val() {
+                self.pcb_need_l.next = bits::<10>(6);
+                self.pcb_len_l.next = bit_cast::<6, 32>((self.pcb_v0.val() >> 26) & 0xF) + 2;
+            }
+            self.pcb_run_l.next = true;
+        } else if self.pcb_vm.val().get_bit(2) {
+            // `001`: one zero plane.
+            self.pcb_need_l.next = bits::<10>(3);
+            self.pcb_len_l.next = bits::<6>(1);
+            self.pcb_run_l.next = true;
+        } else {
+            self.pcb_need_l.next = bits::<10>(5);
+            self.pcb_write_l.next = true;
+            match self.pcb_vm.val().get_bits::<2>(0).index() {
+                0 => {
+                    // `00000`: all ones.
+                    self.pcb_hi_l.next = self.pcb_ones_hi.val() ^ self.pcb_above_hi.val();
+                    self.pcb_lo_l.next = self.pcb_ones_lo.val() ^ self.pcb_above_lo.val();
+                }
+                1 => {
+                    // `00001`: the pre-XOR plane is zero; never on the top plane.
+                    if self.pcb_remaining.val() == self.pcb_planes.val() {
+                        self.pcb_class_l.next = self.c_dbp_zero_top.val();
+                    }
+                }
+                _ => {
+                    // `00010` / `00011` + position: two adjacent ones / one one.
+                    self.pcb_need_l.next = bits::<10>(5) + bit_cast::<10, 3>(self.pcb_pos_bits.val());
+                    self.pcb_pos.next = bit_cast::<7, 32>(
+                        (self.pcb_v0.val() >> (bits::<5>(27) - bit_cast::<5, 3>(self.pcb_pos_bits.val())))
+                            & ((bits::<32>(1) << bit_cast::<5, 3>(self.pcb_pos_bits.val())) - 1),
+                    );
+                    if !self.pcb_vm.val().get_bit(0) {
+                        self.pcb_span.next = bits::<7>(2);
+                    }
+                    if (self.pcb_pos.val() + self.pcb_span.val()) > self.pcb_plane_bits.val() {
+                        self.pcb_class_l.next = self.c_position.val();
+                    }
+                    // Position `pos` of the L-bit plane word is left-aligned bit 64 − L + pos.
+                    self.pcb_bitpos.next = bits::<7>(64) - self.pcb_plane_bits.val() + self.pcb_pos.val();
+                    self.pcb_bitpos2.next = self.pcb_bitpos.val() + 1;
+                    if self.pcb_bitpos.val() >= 32 {
+                        self.pcb_hi_l.next = bits::<32>(1) << bit_cast::<5, 7>(self.pcb_bitpos.val() - 32);
+                    } else {
+                        self.pcb_lo_l.next = bits::<32>(1) << bit_cast::<5, 7>(self.pcb_bitpos.val());
+                    }
+                    if self.pcb_span.val() == 2 {
+                        if self.pcb_bitpos2.val() >= 32 {
+                            self.pcb_hi_l.next = self.pcb_hi_l.val() | (bits::<32>(1) << bit_cast::<5, 7>(self.pcb_bitpos2.val() - 32));
+                        } else {
+                            self.pcb_lo_l.next = self.pcb_lo_l.val() | (bits::<32>(1) << bit_cast::<5, 7>(self.pcb_bitpos2.val()));
+                        }
+                    }
+                    self.pcb_hi_l.next = self.pcb_hi_l.val() ^ self.pcb_above_hi.val();
+                    self.pcb_lo_l.next = self.pcb_lo_l.val() ^ self.pcb_above_lo.val();
+                }
+            }
+        }
+        self.pcb_rem_l.next = self.pcb_remaining.val() - 1;
+        if self.pcb_run_l.val() {
+            self.pcb_rem_l.next = self.pcb_remaining.val() - self.pcb_len_l.val();
+            if self.pcb_len_l.val() > self.pcb_remaining.val() {
+                self.pcb_class_l.next = self.c_run_too_long.val();
+            }
+        }
+        self.pcb_need.next = self.pcb_need_l.val();
+        self.pcb_write_plane.next = self.pcb_write_l.val();
+        self.pcb_plane_hi.next = self.pcb_hi_l.val();
+        self.pcb_plane_lo.next = self.pcb_lo_l.val();
+        self.pcb_run_write.next = self.pcb_run_l.val();
+        self.pcb_remaining_after.next = self.pcb_rem_l.val();
+        self.pcb_error_class.next = self.pcb_class_l.val();
+        self.b_over.next = bit_cast::<16, 10>(self.pcb_need.val()) > self.pcb_limit.val();
 
         // ---- the decode loop: one field per cycle
         self.st_n.next = self.st.q.val();
@@ -443,7 +719,7 @@ impl Logic for DecompressorLane {
         }
         self.base_l.next = bits::<32>(0);
         self.b_take.next = false;
-        self.rem_new.next = self.code_a.remaining_after.val();
+        self.rem_new.next = self.pca_remaining_after.val();
         self.above_new_hi.next = self.b_above_hi.val();
         self.above_new_lo.next = self.b_above_lo.val();
         self.after_block.next = self.s_tag.val();
@@ -510,7 +786,7 @@ impl Logic for DecompressorLane {
             }
         } else if self.st.q.val() == self.s_planes.val() {
             self.in_body.next = true;
-            self.need.next = self.code_a.need.val();
+            self.need.next = self.pca_need.val();
         } else if self.st.q.val() == self.s_raw_block.val() {
             self.need.next = bits::<10>(256);
             self.in_body.next = true;
@@ -718,50 +994,50 @@ impl Logic for DecompressorLane {
             }
         } else if self.st.q.val() == self.s_planes.val() {
             if self.step.val() {
-                if self.code_a.error.val() {
+                if self.pca_error_class.val().any() {
                     self.fail.next = true;
-                    self.fail_class.next = self.code_a.error_class.val();
+                    self.fail_class.next = self.pca_error_class.val();
                 } else {
-                    self.take.next = self.code_a.need.val();
+                    self.take.next = self.pca_need.val();
                     // B goes too when it is whole in the window, inside the body and clean.
-                    self.b_take.next = self.code_a.remaining_after.val().any()
-                        & !self.code_b.over.val()
-                        & !self.code_b.error.val()
-                        & (self.fill.q.val() >= self.code_a.need.val() + self.code_b.need.val());
+                    self.b_take.next = self.pca_remaining_after.val().any()
+                        & !self.b_over.val()
+                        & !self.pcb_error_class.val().any()
+                        & (self.fill.q.val() >= self.pca_need.val() + self.pcb_need.val());
                     if self.b_take.val() {
-                        self.take.next = self.code_a.need.val() + self.code_b.need.val();
-                        self.rem_new.next = self.code_b.remaining_after.val();
-                        if self.code_b.write_plane.val() {
-                            self.above_new_hi.next = self.code_b.plane_hi.val();
-                            self.above_new_lo.next = self.code_b.plane_lo.val();
+                        self.take.next = self.pca_need.val() + self.pcb_need.val();
+                        self.rem_new.next = self.pcb_remaining_after.val();
+                        if self.pcb_write_plane.val() {
+                            self.above_new_hi.next = self.pcb_plane_hi.val();
+                            self.above_new_lo.next = self.pcb_plane_lo.val();
                         }
                     }
                     for p in 0..33 {
-                        if self.code_a.run_write.val()
+                        if self.pca_run_write.val()
                             & (self.plane_index[p].val() < self.rem.q.val())
-                            & (self.plane_index[p].val() >= self.code_a.remaining_after.val())
+                            & (self.plane_index[p].val() >= self.pca_remaining_after.val())
                         {
                             self.dbp_hi[p].d.next = self.above_hi.q.val();
                             self.dbp_lo[p].d.next = self.above_lo.q.val();
                         }
-                        if self.code_a.write_plane.val() & (self.plane_index[p].val() == self.code_a.remaining_after.val()) {
-                            self.dbp_hi[p].d.next = self.code_a.plane_hi.val();
-                            self.dbp_lo[p].d.next = self.code_a.plane_lo.val();
+                        if self.pca_write_plane.val() & (self.plane_index[p].val() == self.pca_remaining_after.val()) {
+                            self.dbp_hi[p].d.next = self.pca_plane_hi.val();
+                            self.dbp_lo[p].d.next = self.pca_plane_lo.val();
                         }
                         if self.b_take.val()
-                            & self.code_b.run_write.val()
-                            & (self.plane_index[p].val() < self.code_a.remaining_after.val())
-                            & (self.plane_index[p].val() >= self.code_b.remaining_after.val())
+                            & self.pcb_run_write.val()
+                            & (self.plane_index[p].val() < self.pca_remaining_after.val())
+                            & (self.plane_index[p].val() >= self.pcb_remaining_after.val())
                         {
                             self.dbp_hi[p].d.next = self.b_above_hi.val();
                             self.dbp_lo[p].d.next = self.b_above_lo.val();
                         }
                         if self.b_take.val()
-                            & self.code_b.write_plane.val()
-                            & (self.plane_index[p].val() == self.code_b.remaining_after.val())
+                            & self.pcb_write_plane.val()
+                            & (self.plane_index[p].val() == self.pcb_remaining_after.val())
                         {
-                            self.dbp_hi[p].d.next = self.code_b.plane_hi.val();
-                            self.dbp_lo[p].d.next = self.code_b.plane_lo.val();
+                            self.dbp_hi[p].d.next = self.pcb_plane_hi.val();
+                            self.dbp_lo[p].d.next = self.pcb_plane_lo.val();
                         }
                     }
                     self.above_hi.d.next = self.above_new_hi.val();

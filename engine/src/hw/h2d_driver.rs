@@ -471,8 +471,7 @@ impl H2dWork {
     }
 }
 
-/// Plane codes the loop decodes per cycle (two `PlaneCode` decoders, the second at the end of
-/// the first).
+/// Plane codes the loop decodes per cycle (decoder A at the window head, decoder B where A ends).
 pub const PLANE_CODES_PER_CYCLE: usize = 2;
 
 /// 256-bit loop steps of a raw block.

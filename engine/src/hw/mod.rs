@@ -38,7 +38,6 @@ pub mod compressor_lane;
 pub mod decompressor_lane;
 pub mod h2d_driver;
 pub mod lane_driver;
-pub mod plane_code;
 pub mod plane_stats;
 
 pub use compressor_lane::CompressorLane;
