@@ -1,4 +1,4 @@
-//! Cocotb-free tests of the exported Verilog: the compressor lane's ANSI wrapper, built with
+//! Cocotb-free tests of the exported Verilog (the host-to-device lane's driver is in [`h2d`]): the compressor lane's ANSI wrapper, built with
 //! Verilator around a small C++ driver (`harness/lane_harness.cpp`), is driven cycle by cycle
 //! from Rust with beats and an `out_ready` pattern; every block it delivers is compared with
 //! `engine::golden`, and the per-cycle handshakes with the rust-hdl simulation
@@ -15,6 +15,8 @@ use std::process::{Command, Stdio};
 
 #[path = "../../engine/tests/support/real_blocks.rs"]
 pub mod real_blocks;
+
+pub mod h2d;
 
 /// Directory with the exported Verilog (`<top>.v`, `<top>_ansi.v`, `manifest.json`).
 pub const RTL_DIR: &str = concat!(env!("OUT_DIR"), "/rtl");
@@ -96,7 +98,7 @@ fn tag_of(v: u32) -> Result<Tag> {
     Tag::ALL.into_iter().find(|t| *t as u32 == v).with_context(|| format!("bad tag {v}"))
 }
 
-/// A built Verilator model of the lane wrapper.
+/// A built Verilator model of an exported top's wrapper.
 pub struct LaneModel {
     /// The executable.
     pub exe: PathBuf,
@@ -107,14 +109,22 @@ pub struct LaneModel {
 /// Builds the lane model with `verilator --cc --exe --build` under `work` (reused when the Verilog
 /// and the harness are unchanged since the last build there).
 pub fn build_lane_model(work: &Path) -> Result<LaneModel> {
+    build_model(work, "pz_compressor_lane", HARNESS, "vlane")
+}
+
+/// Builds the Verilator model of the exported top `top` (its Verilog and ANSI wrapper from
+/// [`RTL_DIR`]) around the C++ driver `harness` as `work/obj/<exe>`; reused when the Verilog and
+/// the harness are unchanged since the last build there.
+pub fn build_model(work: &Path, top: &str, harness: &str, exe_name: &str) -> Result<LaneModel> {
     let rtl = Path::new(RTL_DIR);
-    let sources = [rtl.join("pz_compressor_lane.v"), rtl.join(format!("{LANE_WRAPPER}.v")), PathBuf::from(HARNESS)];
+    let wrapper = format!("{top}_ansi");
+    let sources = [rtl.join(format!("{top}.v")), rtl.join(format!("{wrapper}.v")), PathBuf::from(harness)];
     let mut stamp = String::new();
     for s in &sources {
         let text = std::fs::read(s).with_context(|| format!("read {}", s.display()))?;
         stamp.push_str(&format!("{} {} {:016x}\n", s.display(), text.len(), fnv1a(&text)));
     }
-    let exe = work.join("obj").join("vlane");
+    let exe = work.join("obj").join(exe_name);
     let stamp_path = work.join("stamp");
     if exe.exists() && std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) {
         return Ok(LaneModel { exe, build_seconds: 0.0 });
@@ -124,7 +134,7 @@ pub fn build_lane_model(work: &Path) -> Result<LaneModel> {
     let t = std::time::Instant::now();
     let out = Command::new("verilator")
         .args(["--cc", "--exe", "--build", "-O1", "-j", "2", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
-        .args(["--top-module", LANE_WRAPPER, "-o", "vlane", "--Mdir"])
+        .args(["--top-module", &wrapper, "-o", exe_name, "--Mdir"])
         .arg(work.join("obj"))
         .args(&sources)
         .output()

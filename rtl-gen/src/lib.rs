@@ -23,11 +23,18 @@ pub struct TopSpec {
 }
 
 /// Every top that exists. Add one entry per new top.
-pub const TOPS: &[TopSpec] = &[TopSpec {
-    name: engine::hw::LANE_MODULE,
-    description: "compressor lane: 32-byte beats in, one encoded 128-byte block out every 4 cycles; symbol width (16/32 bit) per transfer",
-    verilog: engine::hw::compressor_lane_verilog,
-}];
+pub const TOPS: &[TopSpec] = &[
+    TopSpec {
+        name: engine::hw::LANE_MODULE,
+        description: "compressor lane: 32-byte beats in, one encoded 128-byte block out every 4 cycles; symbol width (16/32 bit) per transfer",
+        verilog: engine::hw::compressor_lane_verilog,
+    },
+    TopSpec {
+        name: engine::hw::H2D_MODULE,
+        description: "host-to-device lane: FORMAT.md chunk stream in as 32-byte beats, the original bytes out as addressed 32-byte writes; every FORMAT.md §9 condition on the error output",
+        verilog: engine::hw::h2d_lane_verilog,
+    },
+];
 
 /// Direction of a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
