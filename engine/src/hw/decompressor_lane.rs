@@ -25,9 +25,9 @@
 //! Every output is a flop. The loop's state is a 4-bit code, one `s_*` constant per state.
 //!
 //! # Stages
-//! 1. Unpacker + decode loop (this block): a 512-bit window holds the stream MSB-first at its
+//! 1. Unpacker + decode loop (this block): a 768-bit window holds the stream MSB-first at its
 //!    head; each cycle the loop decodes one field at the head (chunk header, tag, mask, up to
-//!    64 bits of ZVC symbols, DBX base, two plane codes (decoder A at the head, B where A ends), 256 bits of a raw block or raw chunk),
+//!    64 bits of ZVC symbols, DBX base, three plane codes (decoder A at the head, B where A ends, C where B ends), 256 bits of a raw block or raw chunk),
 //!    shifts the window by the field's length and appends the next beat behind the live bits.
 //! 2. Rebuild ([`BlockRebuild`]): transpose, DBX prefix sum and range check, ZVC/ZBX expansion.
 //! 3. Writer: a block (or raw-chunk beat) as up to four addressed 32-byte writes, then the output
@@ -37,8 +37,9 @@ use super::block_rebuild::{BlockRebuild, KIND_PASS};
 use super::{arr, constants, d};
 use rust_hdl::prelude::*;
 
-/// Bits of the unpacker's window (two beats).
-pub const WINDOW_BITS: usize = 512;
+/// Bits of the unpacker's window (three beats: a beat is taken while 512 or fewer are live, so
+/// the three plane decoders always find their 195 bits).
+pub const WINDOW_BITS: usize = 768;
 /// Window words of 32 bits.
 pub const WINDOW_WORDS: usize = WINDOW_BITS / 32;
 
@@ -109,7 +110,7 @@ pub struct DecompressorLane {
     c_stream_truncated: Constant<Bits<4>> = Constant::new(10u64.into()),
     c_trailing: Constant<Bits<4>> = Constant::new(11u64.into()),
     c_pass: Constant<Bits<3>> = Constant::new(KIND_PASS.into()),
-    word_shift: [Constant<Bits<5>>; 17] = constants(1),
+    word_shift: [Constant<Bits<5>>; 25] = constants(1),
     plane_index: [Constant<Bits<6>>; 33] = constants(1),
     slot_index: [Constant<Bits<7>>; 64] = constants(1),
     byte_index: [Constant<Bits<8>>; 32] = constants(1),
@@ -127,7 +128,7 @@ pub struct DecompressorLane {
     s_zvc_symbols: Constant<Bits<4>> = Constant::new(5u64.into()),
     /// Loop state 6: reading the DBX base-symbol code.
     s_base: Constant<Bits<4>> = Constant::new(6u64.into()),
-    /// Loop state 7: reading two plane codes per cycle.
+    /// Loop state 7: reading three plane codes per cycle.
     s_planes: Constant<Bits<4>> = Constant::new(7u64.into()),
     /// Loop state 8: reading a raw block, 256 bits per cycle.
     s_raw_block: Constant<Bits<4>> = Constant::new(8u64.into()),
@@ -232,7 +233,16 @@ pub struct DecompressorLane {
     after_block: Signal<Local, Bits<4>> = d(),
     b_take: Signal<Local, Bit> = d(),
     b_over: Signal<Local, Bit> = d(),
-    // Plane-code decoders A (at the head) and B (where A ends): the same logic twice, written
+    c_take: Signal<Local, Bit> = d(),
+    c_over: Signal<Local, Bit> = d(),
+    c_above_hi: Signal<Local, Bits<32>> = d(),
+    c_above_lo: Signal<Local, Bits<32>> = d(),
+    ab_need: Signal<Local, Bits<10>> = d(),
+    cw: [Signal<Local, Bits<32>>; 4] = arr(),
+    cv: [Signal<Local, Bits<32>>; 3] = arr(),
+    qb: Signal<Local, Bits<5>> = d(),
+    rb: Signal<Local, Bits<5>> = d(),
+    // Plane-code decoders A (at the head), B (where A ends) and C (where B ends): the same logic three times, written
     // out in this block because a combinational child would close a loop through this block's
     // single `always @(*)` (Verilator UNOPTFLAT).
     pca_v0: Signal<Local, Bits<32>> = d(),
@@ -307,6 +317,42 @@ pub struct DecompressorLane {
     pcb_bitpos2: Signal<Local, Bits<7>> = d(),
     pcb_class_l: Signal<Local, Bits<4>> = d(),
     pcb_rem_l: Signal<Local, Bits<6>> = d(),
+    pcc_v0: Signal<Local, Bits<32>> = d(),
+    pcc_v1: Signal<Local, Bits<32>> = d(),
+    pcc_v2: Signal<Local, Bits<32>> = d(),
+    pcc_limit: Signal<Local, Bits<16>> = d(),
+    pcc_above_hi: Signal<Local, Bits<32>> = d(),
+    pcc_above_lo: Signal<Local, Bits<32>> = d(),
+    pcc_ones_hi: Signal<Local, Bits<32>> = d(),
+    pcc_ones_lo: Signal<Local, Bits<32>> = d(),
+    pcc_plane_bits: Signal<Local, Bits<7>> = d(),
+    pcc_pos_bits: Signal<Local, Bits<3>> = d(),
+    pcc_w16: Signal<Local, Bit> = d(),
+    pcc_remaining: Signal<Local, Bits<6>> = d(),
+    pcc_planes: Signal<Local, Bits<6>> = d(),
+    pcc_need: Signal<Local, Bits<10>> = d(),
+    pcc_write_plane: Signal<Local, Bit> = d(),
+    pcc_plane_hi: Signal<Local, Bits<32>> = d(),
+    pcc_plane_lo: Signal<Local, Bits<32>> = d(),
+    pcc_run_write: Signal<Local, Bit> = d(),
+    pcc_remaining_after: Signal<Local, Bits<6>> = d(),
+    pcc_error_class: Signal<Local, Bits<4>> = d(),
+    pcc_vm: Signal<Local, Bits<5>> = d(),
+    pcc_lim_mask: Signal<Local, Bits<32>> = d(),
+    pcc_need_l: Signal<Local, Bits<10>> = d(),
+    pcc_fld_hi: Signal<Local, Bits<32>> = d(),
+    pcc_fld_lo: Signal<Local, Bits<32>> = d(),
+    pcc_hi_l: Signal<Local, Bits<32>> = d(),
+    pcc_lo_l: Signal<Local, Bits<32>> = d(),
+    pcc_write_l: Signal<Local, Bit> = d(),
+    pcc_run_l: Signal<Local, Bit> = d(),
+    pcc_len_l: Signal<Local, Bits<6>> = d(),
+    pcc_pos: Signal<Local, Bits<7>> = d(),
+    pcc_span: Signal<Local, Bits<7>> = d(),
+    pcc_bitpos: Signal<Local, Bits<7>> = d(),
+    pcc_bitpos2: Signal<Local, Bits<7>> = d(),
+    pcc_class_l: Signal<Local, Bits<4>> = d(),
+    pcc_rem_l: Signal<Local, Bits<6>> = d(),
     b_above_hi: Signal<Local, Bits<32>> = d(),
     b_above_lo: Signal<Local, Bits<32>> = d(),
     bw: [Signal<Local, Bits<32>>; 4] = arr(),
@@ -316,11 +362,11 @@ pub struct DecompressorLane {
     rem_new: Signal<Local, Bits<6>> = d(),
     above_new_hi: Signal<Local, Bits<32>> = d(),
     above_new_lo: Signal<Local, Bits<32>> = d(),
-    wx: [Signal<Local, Bits<32>>; 33] = arr(),
-    ws: [Signal<Local, Bits<32>>; 17] = arr(),
+    wx: [Signal<Local, Bits<32>>; 49] = arr(),
+    ws: [Signal<Local, Bits<32>>; 25] = arr(),
     tq: Signal<Local, Bits<5>> = d(),
     tr: Signal<Local, Bits<5>> = d(),
-    nw: [Signal<Local, Bits<32>>; 17] = arr(),
+    nw: [Signal<Local, Bits<32>>; 25] = arr(),
     be: [Signal<Local, Bits<32>>; 8] = arr(),
     sh: [Signal<Local, Bits<32>>; 9] = arr(),
     ip: Signal<Local, Bits<10>> = d(),
@@ -352,7 +398,7 @@ impl Logic for DecompressorLane {
             o_strb, o_id, o_last, desc_ready_q, in_ready_q, done_q, done_id_q, err_q, err_class_q, err_id_q,
             err_chunk_q
         );
-        for i in 0..16 {
+        for i in 0..24 {
             self.win[i].clock.next = self.clock.val();
             self.win[i].d.next = self.win[i].q.val();
         }
@@ -701,6 +747,152 @@ impl Logic for DecompressorLane {
         self.pcb_remaining_after.next = self.pcb_rem_l.val();
         self.pcb_error_class.next = self.pcb_class_l.val();
         self.b_over.next = bit_cast::<16, 10>(self.pcb_need.val()) > self.pcb_limit.val();
+        // C where B ends.
+        self.ab_need.next = self.pca_need.val() + self.pcb_need.val();
+        self.qb.next = bit_cast::<5, 10>(self.ab_need.val() >> 5);
+        self.rb.next = bit_cast::<5, 10>(self.ab_need.val());
+        for i in 0..4 {
+            self.cw[i].next = self.win[i].q.val();
+            if self.qb.val() == 1 {
+                self.cw[i].next = self.win[i + 1].q.val();
+            }
+            if self.qb.val() == 2 {
+                self.cw[i].next = self.win[i + 2].q.val();
+            }
+            if self.qb.val() == 3 {
+                self.cw[i].next = self.win[i + 3].q.val();
+            }
+            if self.qb.val() == 4 {
+                self.cw[i].next = self.win[i + 4].q.val();
+            }
+        }
+        for i in 0..3 {
+            self.cv[i].next = self.cw[i].val();
+            if self.rb.val().any() {
+                self.cv[i].next = (self.cw[i].val() << self.rb.val()) | (self.cw[i + 1].val() >> (bits::<6>(32) - bit_cast::<6, 5>(self.rb.val())));
+            }
+        }
+        self.c_above_hi.next = self.b_above_hi.val();
+        self.c_above_lo.next = self.b_above_lo.val();
+        if self.pcb_write_plane.val() {
+            self.c_above_hi.next = self.pcb_plane_hi.val();
+            self.c_above_lo.next = self.pcb_plane_lo.val();
+        }
+        self.pcc_v0.next = self.cv[0].val();
+        self.pcc_v1.next = self.cv[1].val();
+        self.pcc_v2.next = self.cv[2].val();
+        self.pcc_limit.next = self.body_left.q.val() - bit_cast::<16, 10>(self.ab_need.val());
+        self.pcc_above_hi.next = self.c_above_hi.val();
+        self.pcc_above_lo.next = self.c_above_lo.val();
+        self.pcc_ones_hi.next = self.ones_hi.val();
+        self.pcc_ones_lo.next = self.ones_lo.val();
+        self.pcc_plane_bits.next = self.g_l.q.val();
+        self.pcc_pos_bits.next = self.g_q.q.val();
+        self.pcc_w16.next = self.t_w16.q.val();
+        self.pcc_remaining.next = self.pcb_remaining_after.val();
+        self.pcc_planes.next = self.g_p.q.val();
+        // -- decoder C
+        // The prefix is read through the body limit: bits past the body read as zero.
+        self.pcc_lim_mask.next = bits::<32>(0xFFFF_FFFF_u64);
+        if self.pcc_limit.val() < 32 {
+            self.pcc_lim_mask.next = !(bits::<32>(0xFFFF_FFFF_u64) >> bit_cast::<5, 16>(self.pcc_limit.val()));
+        }
+        self.pcc_vm.next = bit_cast::<5, 32>((self.pcc_v0.val() & self.pcc_lim_mask.val()) >> 27);
+        self.pcc_fld_hi.next = (self.pcc_v0.val() << 1) | (self.pcc_v1.val() >> 31);
+        self.pcc_fld_lo.next = (self.pcc_v1.val() << 1) | (self.pcc_v2.val() >> 31);
+        self.pcc_hi_l.next = bits::<32>(0);
+        self.pcc_lo_l.next = bits::<32>(0);
+        self.pcc_write_l.next = false;
+        self.pcc_run_l.next = false;
+        self.pcc_len_l.next = bits::<6>(0);
+        self.pcc_pos.next = bits::<7>(0);
+        self.pcc_span.next = bits::<7>(1);
+        self.pcc_bitpos.next = bits::<7>(0);
+        self.pcc_bitpos2.next = bits::<7>(0);
+        self.pcc_class_l.next = bits::<4>(0);
+        if self.pcc_vm.val().get_bit(4) {
+            // `1` + the L plane bits.
+            self.pcc_need_l.next = bit_cast::<10, 7>(self.pcc_plane_bits.val()) + 1;
+            self.pcc_hi_l.next = (self.pcc_fld_hi.val() & self.pcc_ones_hi.val()) ^ self.pcc_above_hi.val();
+            self.pcc_lo_l.next = (self.pcc_fld_lo.val() & self.pcc_ones_lo.val()) ^ self.pcc_above_lo.val();
+            self.pcc_write_l.next = true;
+        } else if self.pcc_vm.val().get_bit(3) {
+            // `01` + (k − 2): a run of k zero planes.
+            self.pcc_need_l.next = bits::<10>(7);
+            self.pcc_len_l.next = bit_cast::<6, 32>((self.pcc_v0.val() >> 25) & 0x1F) + 2;
+            if self.pcc_w16.val() {
+                self.pcc_need_l.next = bits::<10>(6);
+                self.pcc_len_l.next = bit_cast::<6, 32>((self.pcc_v0.val() >> 26) & 0xF) + 2;
+            }
+            self.pcc_run_l.next = true;
+        } else if self.pcc_vm.val().get_bit(2) {
+            // `001`: one zero plane.
+            self.pcc_need_l.next = bits::<10>(3);
+            self.pcc_len_l.next = bits::<6>(1);
+            self.pcc_run_l.next = true;
+        } else {
+            self.pcc_need_l.next = bits::<10>(5);
+            self.pcc_write_l.next = true;
+            match self.pcc_vm.val().get_bits::<2>(0).index() {
+                0 => {
+                    // `00000`: all ones.
+                    self.pcc_hi_l.next = self.pcc_ones_hi.val() ^ self.pcc_above_hi.val();
+                    self.pcc_lo_l.next = self.pcc_ones_lo.val() ^ self.pcc_above_lo.val();
+                }
+                1 => {
+                    // `00001`: the pre-XOR plane is zero; never on the top plane.
+                    if self.pcc_remaining.val() == self.pcc_planes.val() {
+                        self.pcc_class_l.next = self.c_dbp_zero_top.val();
+                    }
+                }
+                _ => {
+                    // `00010` / `00011` + position: two adjacent ones / one one.
+                    self.pcc_need_l.next = bits::<10>(5) + bit_cast::<10, 3>(self.pcc_pos_bits.val());
+                    self.pcc_pos.next = bit_cast::<7, 32>(
+                        (self.pcc_v0.val() >> (bits::<5>(27) - bit_cast::<5, 3>(self.pcc_pos_bits.val())))
+                            & ((bits::<32>(1) << bit_cast::<5, 3>(self.pcc_pos_bits.val())) - 1),
+                    );
+                    if !self.pcc_vm.val().get_bit(0) {
+                        self.pcc_span.next = bits::<7>(2);
+                    }
+                    if (self.pcc_pos.val() + self.pcc_span.val()) > self.pcc_plane_bits.val() {
+                        self.pcc_class_l.next = self.c_position.val();
+                    }
+                    // Position `pos` of the L-bit plane word is left-aligned bit 64 − L + pos.
+                    self.pcc_bitpos.next = bits::<7>(64) - self.pcc_plane_bits.val() + self.pcc_pos.val();
+                    self.pcc_bitpos2.next = self.pcc_bitpos.val() + 1;
+                    if self.pcc_bitpos.val() >= 32 {
+                        self.pcc_hi_l.next = bits::<32>(1) << bit_cast::<5, 7>(self.pcc_bitpos.val() - 32);
+                    } else {
+                        self.pcc_lo_l.next = bits::<32>(1) << bit_cast::<5, 7>(self.pcc_bitpos.val());
+                    }
+                    if self.pcc_span.val() == 2 {
+                        if self.pcc_bitpos2.val() >= 32 {
+                            self.pcc_hi_l.next = self.pcc_hi_l.val() | (bits::<32>(1) << bit_cast::<5, 7>(self.pcc_bitpos2.val() - 32));
+                        } else {
+                            self.pcc_lo_l.next = self.pcc_lo_l.val() | (bits::<32>(1) << bit_cast::<5, 7>(self.pcc_bitpos2.val()));
+                        }
+                    }
+                    self.pcc_hi_l.next = self.pcc_hi_l.val() ^ self.pcc_above_hi.val();
+                    self.pcc_lo_l.next = self.pcc_lo_l.val() ^ self.pcc_above_lo.val();
+                }
+            }
+        }
+        self.pcc_rem_l.next = self.pcc_remaining.val() - 1;
+        if self.pcc_run_l.val() {
+            self.pcc_rem_l.next = self.pcc_remaining.val() - self.pcc_len_l.val();
+            if self.pcc_len_l.val() > self.pcc_remaining.val() {
+                self.pcc_class_l.next = self.c_run_too_long.val();
+            }
+        }
+        self.pcc_need.next = self.pcc_need_l.val();
+        self.pcc_write_plane.next = self.pcc_write_l.val();
+        self.pcc_plane_hi.next = self.pcc_hi_l.val();
+        self.pcc_plane_lo.next = self.pcc_lo_l.val();
+        self.pcc_run_write.next = self.pcc_run_l.val();
+        self.pcc_remaining_after.next = self.pcc_rem_l.val();
+        self.pcc_error_class.next = self.pcc_class_l.val();
+        self.c_over.next = bit_cast::<16, 10>(self.pcc_need.val()) > self.pcc_limit.val();
 
         // ---- the decode loop: one field per cycle
         self.st_n.next = self.st.q.val();
@@ -719,6 +911,7 @@ impl Logic for DecompressorLane {
         }
         self.base_l.next = bits::<32>(0);
         self.b_take.next = false;
+        self.c_take.next = false;
         self.rem_new.next = self.pca_remaining_after.val();
         self.above_new_hi.next = self.b_above_hi.val();
         self.above_new_lo.next = self.b_above_lo.val();
@@ -1005,11 +1198,22 @@ impl Logic for DecompressorLane {
                         & !self.pcb_error_class.val().any()
                         & (self.fill.q.val() >= self.pca_need.val() + self.pcb_need.val());
                     if self.b_take.val() {
-                        self.take.next = self.pca_need.val() + self.pcb_need.val();
+                        self.take.next = self.ab_need.val();
                         self.rem_new.next = self.pcb_remaining_after.val();
-                        if self.pcb_write_plane.val() {
-                            self.above_new_hi.next = self.pcb_plane_hi.val();
-                            self.above_new_lo.next = self.pcb_plane_lo.val();
+                        self.above_new_hi.next = self.c_above_hi.val();
+                        self.above_new_lo.next = self.c_above_lo.val();
+                        // And C, on the same terms.
+                        self.c_take.next = self.pcb_remaining_after.val().any()
+                            & !self.c_over.val()
+                            & !self.pcc_error_class.val().any()
+                            & (self.fill.q.val() >= self.ab_need.val() + self.pcc_need.val());
+                        if self.c_take.val() {
+                            self.take.next = self.ab_need.val() + self.pcc_need.val();
+                            self.rem_new.next = self.pcc_remaining_after.val();
+                            if self.pcc_write_plane.val() {
+                                self.above_new_hi.next = self.pcc_plane_hi.val();
+                                self.above_new_lo.next = self.pcc_plane_lo.val();
+                            }
                         }
                     }
                     for p in 0..33 {
@@ -1038,6 +1242,18 @@ impl Logic for DecompressorLane {
                         {
                             self.dbp_hi[p].d.next = self.pcb_plane_hi.val();
                             self.dbp_lo[p].d.next = self.pcb_plane_lo.val();
+                        }
+                        if self.c_take.val()
+                            & self.pcc_run_write.val()
+                            & (self.plane_index[p].val() < self.pcb_remaining_after.val())
+                            & (self.plane_index[p].val() >= self.pcc_remaining_after.val())
+                        {
+                            self.dbp_hi[p].d.next = self.c_above_hi.val();
+                            self.dbp_lo[p].d.next = self.c_above_lo.val();
+                        }
+                        if self.c_take.val() & self.pcc_write_plane.val() & (self.plane_index[p].val() == self.pcc_remaining_after.val()) {
+                            self.dbp_hi[p].d.next = self.pcc_plane_hi.val();
+                            self.dbp_lo[p].d.next = self.pcc_plane_lo.val();
                         }
                     }
                     self.above_hi.d.next = self.above_new_hi.val();
@@ -1199,29 +1415,29 @@ impl Logic for DecompressorLane {
         }
 
         // ---- window: drop `take` bits from the head, append the beat behind the live bits
-        for i in 0..16 {
+        for i in 0..24 {
             self.wx[i].next = self.win[i].q.val();
         }
-        for i in 16..33 {
+        for i in 24..49 {
             self.wx[i].next = bits::<32>(0);
         }
         self.tq.next = bit_cast::<5, 10>(self.take.val() >> 5);
         self.tr.next = bit_cast::<5, 10>(self.take.val());
-        for i in 0..17 {
+        for i in 0..25 {
             self.ws[i].next = bits::<32>(0);
-            for q in 0..17 {
+            for q in 0..25 {
                 if self.tq.val() == self.word_shift[q].val() {
                     self.ws[i].next = self.wx[i + q].val();
                 }
             }
         }
-        for i in 0..16 {
+        for i in 0..24 {
             self.nw[i].next = self.ws[i].val();
             if self.tr.val().any() {
                 self.nw[i].next = (self.ws[i].val() << self.tr.val()) | (self.ws[i + 1].val() >> (bits::<6>(32) - bit_cast::<6, 5>(self.tr.val())));
             }
         }
-        self.nw[16].next = bits::<32>(0);
+        self.nw[24].next = bits::<32>(0);
         self.beat_fire.next = self.in_valid.val() & self.in_ready_q.q.val();
         for k in 0..8 {
             self.be[k].next = (self.in_data[k].val() << 24)
@@ -1256,7 +1472,7 @@ impl Logic for DecompressorLane {
         self.fill_n.next = self.ip.val();
         self.ended_n.next = self.ended.q.val();
         if self.beat_fire.val() {
-            for q in 0..9 {
+            for q in 0..17 {
                 if self.iq.val() == self.word_shift[q].val() {
                     for k in 0..9 {
                         self.nw[q + k].next = self.nw[q + k].val() | self.sh[k].val();
@@ -1270,7 +1486,7 @@ impl Logic for DecompressorLane {
             self.fill_n.next = bits::<10>(0);
             self.ended_n.next = false;
         }
-        for i in 0..16 {
+        for i in 0..24 {
             self.win[i].d.next = self.nw[i].val();
         }
         self.fill.d.next = self.fill_n.val();
@@ -1335,7 +1551,7 @@ impl Logic for DecompressorLane {
         self.in_ready_q.d.next = (self.st_n.val() != self.s_idle.val())
             & (self.st_n.val() != self.s_finish.val())
             & !self.ended_n.val()
-            & (self.fill_n.val() <= 256);
+            & (self.fill_n.val() <= 512);
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             self.fill.d.next = bits::<10>(0);

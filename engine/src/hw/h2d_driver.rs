@@ -406,7 +406,7 @@ pub struct H2dWork {
     pub blocks_by_tag: [usize; 5],
     /// Plane codes of the DBX, BX and ZBX blocks of compressed chunks (a run counts once).
     pub plane_codes: usize,
-    /// Loop cycles of those plane codes: two per cycle, ⌈codes / 2⌉ per block.
+    /// Loop cycles of those plane codes: three per cycle, ⌈codes / 3⌉ per block.
     pub plane_code_cycles: usize,
     /// 64-bit groups of ZVC nonzero symbols (⌈n / (64 / w)⌉ per ZVC block).
     pub zvc_symbol_groups: usize,
@@ -419,9 +419,8 @@ pub struct H2dWork {
 pub const BLOCK_OVERHEAD_CYCLES: u64 = 2;
 /// Loop cycles of a compressed chunk beyond its blocks: header and padding check.
 pub const CHUNK_OVERHEAD_CYCLES: u64 = 2;
-/// Loop cycles a raw chunk spends per 32-byte beat (the 512-bit window refills one beat while
-/// the loop waits for the 256 bits of the next write).
-pub const RAW_BEAT_CYCLES: u64 = 2;
+/// Loop cycles a raw chunk spends per 32-byte beat (one beat in, one write out).
+pub const RAW_BEAT_CYCLES: u64 = 1;
 /// Cycles from the last field of a transfer to its last write leaving (rebuild, writer, output
 /// register), plus the first beat's way into the window.
 pub const PIPELINE_CYCLES: u64 = 4;
@@ -471,16 +470,17 @@ impl H2dWork {
     }
 }
 
-/// Plane codes the loop decodes per cycle (decoder A at the window head, decoder B where A ends).
-pub const PLANE_CODES_PER_CYCLE: usize = 2;
+/// Plane codes the loop decodes per cycle (decoder A at the window head, B where A ends, C where
+/// B ends).
+pub const PLANE_CODES_PER_CYCLE: usize = 3;
 
 /// 256-bit loop steps of a raw block.
 const RAW_BLOCK_BEATS: usize = BLOCK_BYTES / BEAT_BYTES;
 
 /// The lane's latency model (first beat taken → last write taken, no backpressure): the decode
-/// loop's cycles, one field (or two plane codes) per cycle, from the transfer's sizes and code
-/// counts. A block costs its fields (ZVC: mask + symbol groups; DBX: base + ⌈codes / 2⌉ + the
-/// range-check cycle; BX: ⌈codes / 2⌉; ZBX: mask + ⌈codes / 2⌉; raw: 4) plus tag and hand-off, or its writes where those
+/// loop's cycles, one field (or three plane codes) per cycle, from the transfer's sizes and code
+/// counts. A block costs its fields (ZVC: mask + symbol groups; DBX: base + ⌈codes / 3⌉ + the
+/// range-check cycle; BX: ⌈codes / 3⌉; ZBX: mask + ⌈codes / 3⌉; raw: 4) plus tag and hand-off, or its writes where those
 /// take longer; a compressed chunk adds header and padding check, a raw chunk its header and
 /// [`RAW_BEAT_CYCLES`] per 32 bytes. Checked against the simulation by `tests/hw_h2d.rs`.
 pub fn h2d_latency_cycles(work: &H2dWork) -> u64 {
