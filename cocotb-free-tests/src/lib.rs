@@ -1,4 +1,4 @@
-//! Cocotb-free tests of the exported Verilog: the compressor lane's ANSI wrapper, built with
+//! Cocotb-free tests of the exported Verilog (the host-to-device lane's driver is in [`h2d`]): the compressor lane's ANSI wrapper, built with
 //! Verilator around a small C++ driver (`harness/lane_harness.cpp`), is driven cycle by cycle
 //! from Rust with beats and an `out_ready` pattern; every block it delivers is compared with
 //! `engine::golden`, and the per-cycle handshakes with the rust-hdl simulation
@@ -20,6 +20,8 @@ use std::process::{Command, Stdio};
 
 #[path = "../../engine/tests/support/real_blocks.rs"]
 pub mod real_blocks;
+
+pub mod h2d;
 
 /// Directory with the exported Verilog (`<top>.v`, `<top>_ansi.v`, `manifest.json`).
 pub const RTL_DIR: &str = concat!(env!("OUT_DIR"), "/rtl");
@@ -104,7 +106,7 @@ fn tag_of(v: u32) -> Result<Tag> {
     Tag::ALL.into_iter().find(|t| *t as u32 == v).with_context(|| format!("bad tag {v}"))
 }
 
-/// A built Verilator model of the lane wrapper.
+/// A built Verilator model of an exported top's wrapper.
 pub struct LaneModel {
     /// The executable.
     pub exe: PathBuf,

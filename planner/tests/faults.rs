@@ -50,7 +50,7 @@ fn assert_time_accounted(r: &SimReport) {
 #[test]
 fn copy_queue_at_one_percent_of_its_bandwidth_completes_with_the_stalls_reported() {
     // γ = 0.01 B/ns: a's 20 kB take x = 2,000,000 ns each way (plus 5,000 ns setup).
-    let slow = Platform { link_gbps: round_platform().link_gbps * 0.01, ..round_platform() };
+    let slow = Platform { link_gb_per_s: round_platform().link_gb_per_s * 0.01, ..round_platform() };
     let (w, plan, a) = swap_a(&slow);
     let (r, log) = simulate_logged(&w, &plan, &raw_wire_bytes(&w), SWAP_BUDGET_BYTES).unwrap();
     // Swap-out queued when op0 ends (10,000): done 10,000 + 5,000 + 2,000,000 = 2,015,000.
@@ -72,7 +72,7 @@ fn copy_queue_at_one_percent_of_its_bandwidth_completes_with_the_stalls_reported
     // what ran fits its budget with its time accounted for.
     let trace = random_trace(&SynthConfig::small(60, 3));
     let mut b = Platform::b();
-    b.link_gbps *= 0.01;
+    b.link_gb_per_s *= 0.01;
     let w = Workload::new(&trace, &b);
     let none = Compression::none(&w);
     let budget = w.budget_for_fraction(0.5);
@@ -92,7 +92,7 @@ fn an_engine_slower_than_the_link_is_bypassed() {
     // B_CE = 0.5 B/ns < γ = 1 B/ns. a compresses 4x (5 kB), yet through the engine it would
     // take 20,000 / 0.5 = 40,000 ns, longer than its raw 20,000 ns on the link: Eq. 2 gives
     // min(20,000, max(5,000, 40,000)) = 20,000 ns, the raw bytes on the link.
-    let slow_engine = Platform { engine_gbps: 0.5, ..round_platform() };
+    let slow_engine = Platform { engine_gb_per_s: 0.5, ..round_platform() };
     assert_ns(slow_engine.transfer_ns(20_000, 5_000), 20_000.0);
     let (w, plan, a) = swap_a(&slow_engine);
     let mut wire = raw_wire_bytes(&w);

@@ -34,6 +34,11 @@ pub const TOPS: &[TopSpec] = &[
         description: "device-to-host unit: a descriptor and 32-byte beats per transfer in, its FORMAT.md chunk stream out as addressed 32-byte writes, done with its wire bytes",
         verilog: engine::hw::d2h_lane_verilog,
     },
+    TopSpec {
+        name: engine::hw::H2D_MODULE,
+        description: "host-to-device lane: FORMAT.md chunk stream in as 32-byte beats, the original bytes out as addressed 32-byte writes; every FORMAT.md §9 condition on the error output",
+        verilog: engine::hw::h2d_lane_verilog,
+    },
 ];
 
 /// Direction of a port.

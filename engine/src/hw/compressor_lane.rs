@@ -31,13 +31,9 @@
 //! sub-block (Verilator's lint sees no loops).
 
 use super::compactor::Compactor;
-use super::hdl_util::{arr, d};
+use super::hdl_util::{arr, constants, d};
 use super::plane_stats::{PlaneStats, STATS_CYCLES};
 use rust_hdl::prelude::*;
-
-fn constants<const W: usize, const N: usize>(step: u64) -> [Constant<Bits<W>>; N] {
-    std::array::from_fn(|k| Constant::new((k as u64 * step).into()))
-}
 
 /// Planes the emitter's queue holds: 33 planes (DBX, 32-bit symbols) rounded up to 4 cycles × 9
 /// plane coders.

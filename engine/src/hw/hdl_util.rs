@@ -29,3 +29,8 @@ pub(crate) fn d<T: Default>() -> T {
 pub(crate) fn arr<T: Default, const N: usize>() -> [T; N] {
     std::array::from_fn(|_| T::default())
 }
+
+/// Constants `0, step, 2·step, …` (index comparisons must be against signals in `hdl_gen`).
+pub(crate) fn constants<const W: usize, const N: usize>(step: u64) -> [rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<W>>; N] {
+    std::array::from_fn(|k| rust_hdl::prelude::Constant::new((k as u64 * step).into()))
+}

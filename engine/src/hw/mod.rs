@@ -13,20 +13,44 @@
 //! * [`compressor_lane_verilog`]: the lane as Verilog with the top module named
 //!   [`LANE_MODULE`], for `rtl-gen`, lint and simulator cross-checks.
 //!
+//! * [`decompressor_lane::DecompressorLane`] (`pz_h2d_lane`): the host-to-device direction,
+//!   FORMAT.md chunk stream in as 32-byte beats, the original bytes out as addressed writes,
+//!   every FORMAT.md §9 condition on its error output; [`block_rebuild::BlockRebuild`] is its
+//!   rebuild stage and [`h2d_driver::H2dSim`] drives its simulation, with the latency model
+//!   [`h2d_driver::h2d_latency_cycles`].
+//!
 //! Microarchitecture, latency and cost drivers: `docs/HARDWARE.md`.
 
 #[macro_use]
 mod hdl_util;
+pub mod block_rebuild;
 pub mod compactor;
 pub mod compressor_lane;
 pub mod d2h_driver;
 pub mod d2h_lane;
+pub mod decompressor_lane;
+pub mod h2d_driver;
 pub mod lane_driver;
 pub mod packer;
 pub mod plane_stats;
 
 pub use compressor_lane::CompressorLane;
+pub use decompressor_lane::DecompressorLane;
+pub use h2d_driver::{H2dSim, h2d_latency_cycles};
 pub use lane_driver::{LaneBlock, LaneSim};
+
+/// The shared field builders, for blocks that import them as `super::{arr, constants, d}`.
+use hdl_util::{arr, constants, d};
+
+/// Name of the exported host-to-device lane's top module.
+pub const H2D_MODULE: &str = "pz_h2d_lane";
+
+/// The host-to-device lane as Verilog, top module [`H2D_MODULE`], sub-modules prefixed with it.
+pub fn h2d_lane_verilog() -> String {
+    let mut lane = DecompressorLane::default();
+    lane.connect_all();
+    rename_top(&generate_verilog(&lane), H2D_MODULE)
+}
 
 use rust_hdl::prelude::{Block, generate_verilog};
 
