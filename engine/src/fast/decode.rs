@@ -246,6 +246,11 @@ fn read_chunk(r: &mut Reader, body: &[u8], dst: &mut [u8], width: SymbolWidth) -
         if r.pos_bits > end_bits {
             return Err(Fault);
         }
+        // The zero padding of a final partial block must decode as zeros (FORMAT.md §7,
+        // golden's `PaddingNotZero`).
+        if block[part.len()..].iter().any(|&b| b != 0) {
+            return Err(Fault);
+        }
         part.copy_from_slice(&block[..part.len()]);
     }
     let padding = end_bits - r.pos_bits;
@@ -281,13 +286,10 @@ pub(crate) fn decode_into(stream: &[u8], dst: &mut [u8], width: SymbolWidth) -> 
     Ok(())
 }
 
-/// The golden decoder's answer, without letting an untrusted `raw_bytes` size its allocation.
-/// Every chunk takes at least its 2-byte header, so golden fails by chunk ⌊len/2⌋ at the
-/// latest; when `raw_bytes` claims more full chunks than that, the first ⌊len/2⌋ + 1 chunks are
-/// decoded alike and fail alike, so decoding just those gives the same error.
+/// The golden decoder's answer (golden checks the claimed `raw_bytes` against the stream before
+/// it allocates, so an untrusted size cannot size its output).
 pub(crate) fn golden_result(stream: &[u8], raw_bytes: usize, width: SymbolWidth) -> Result<Vec<u8>, DecodeError> {
-    let most = (stream.len() / HEADER_BYTES + 1).saturating_mul(CHUNK_BYTES);
-    crate::golden::decode_stream(stream, raw_bytes.min(most), width)
+    crate::golden::decode_stream(stream, raw_bytes, width)
 }
 
 /// True when `stream` cannot hold a header for every chunk of a `raw_bytes`-byte tensor (it is
