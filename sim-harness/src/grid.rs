@@ -96,6 +96,12 @@ pub fn model_dirs(data: &Path, names: &[String]) -> Result<Vec<PathBuf>> {
             })
             .collect();
     }
+    dumps_under(data)
+}
+
+/// Every model dump directly under `data` (a directory holding `trace.json`), sorted; an error
+/// naming `data` when there is none.
+pub fn dumps_under(data: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(data).with_context(|| format!("{}: cannot list model dumps", data.display()))?;
     let mut dirs = Vec::new();
     for e in entries {

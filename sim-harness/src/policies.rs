@@ -509,19 +509,7 @@ fn model_dirs(args: &PoliciesArgs) -> Result<Vec<PathBuf>> {
     if !args.models.is_empty() {
         return Ok(args.models.clone());
     }
-    let entries = std::fs::read_dir(&args.data).with_context(|| format!("{}: cannot list model dumps", args.data.display()))?;
-    let mut dirs = Vec::new();
-    for e in entries {
-        let p = e.with_context(|| format!("{}: cannot list model dumps", args.data.display()))?.path();
-        if p.join("trace.json").is_file() {
-            dirs.push(p);
-        }
-    }
-    dirs.sort();
-    if dirs.is_empty() {
-        bail!("{}: no model dumps (directories holding trace.json)", args.data.display());
-    }
-    Ok(dirs)
+    crate::grid::dumps_under(&args.data)
 }
 
 /// Runs the sweep the arguments describe.
