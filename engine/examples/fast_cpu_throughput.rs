@@ -5,8 +5,10 @@
 //! Run: `cargo run --release -p engine --example fast_cpu_throughput [DATA_DIR]` (default: the
 //! repository's `data/`). Inputs: every F32 tensor of every `*.safetensors` file under it, as
 //! captured with w = 32, and their bf16 round-to-nearest-even conversion with w = 16.
+//! The size model is also timed on each SIMD path this CPU has (`portable`, `avx2`, `avx512`);
+//! the `fast` rows use the fastest. The load average is printed at the start and the end.
 //! For instruction counts: `valgrind --tool=callgrind target/release/examples/fast_cpu_throughput
-//! --once OP` runs one pass of OP (`golden-size`, `fast-size`, `golden-encode`, `fast-encode`,
+//! --once OP` runs one pass of OP (`golden-size`, `fast-size`, `fast-size-PATH`, `golden-encode`, `fast-encode`,
 //! `golden-decode`, `fast-decode`) over both widths and prints the blocks it coded.
 
 use cpu_time::ThreadTime;
@@ -53,6 +55,11 @@ fn real_data(dir: &Path) -> (Vec<u8>, Vec<u8>) {
     (f32s, bf16s)
 }
 
+/// The first three fields of `/proc/loadavg` (the machine's load while measuring), or why not.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(|e| format!("unknown ({e})"), |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+}
+
 /// Bytes per second of thread CPU time of `f` over `bytes` bytes, repeated ≥ [`MIN_CPU_S`].
 fn cpu_rate(bytes: usize, mut f: impl FnMut() -> usize) -> f64 {
     let start = ThreadTime::now();
@@ -83,6 +90,10 @@ fn fast_sizes(data: &[u8], w: SymbolWidth) -> usize {
     fast::blocks_sizes(data, w).iter().map(|s| s.choice().1 as usize).sum()
 }
 
+fn path_sizes(path: fast::Path, data: &[u8], w: SymbolWidth) -> usize {
+    fast::blocks_sizes_with(path, data, w).iter().map(|s| s.choice().1 as usize).sum()
+}
+
 fn par_sizes(data: &[u8], w: SymbolWidth) -> usize {
     fast::par_blocks_sizes(data, w).iter().map(|s| s.choice().1 as usize).sum()
 }
@@ -101,6 +112,10 @@ fn main() {
             let n = match op.as_str() {
                 "golden-size" => golden_sizes(data, *w),
                 "fast-size" => fast_sizes(data, *w),
+                op if op.starts_with("fast-size-") => {
+                    let path = fast::Path::ALL.into_iter().find(|p| op == format!("fast-size-{}", p.name())).expect("fast-size-PATH");
+                    path_sizes(path, data, *w)
+                }
                 "golden-encode" => golden::encode_stream(data, *w).len(),
                 "fast-encode" => fast::encode_stream(data, *w).len(),
                 "golden-decode" => golden::decode_stream(&stream, data.len(), *w).unwrap().len(),
@@ -116,6 +131,7 @@ fn main() {
     }
 
     let threads = rayon::current_num_threads();
+    println!("load average (1, 5, 15 min) at start: {}", load_average());
     println!("input: every F32 tensor under {} (MB = 10^6 bytes of uncompressed tensor)", dir.display());
     println!("{:<14} {:>7} {:<7} {:>12} {:>12} {:>12}", "input", "MB", "path", "size GB/s", "encode GB/s", "decode GB/s");
     for (name, w, data) in &inputs {
@@ -137,10 +153,15 @@ fn main() {
             wall_rate(data.len(), || fast::par_encode_stream(data, *w).len()),
             wall_rate(data.len(), || fast::par_decode_stream(&stream, data.len(), *w).unwrap().len()),
         ];
+        for path in fast::Path::available() {
+            let r = cpu_rate(data.len(), || path_sizes(path, data, *w));
+            println!("{name:<14} {mb:>7.1} {:<7} {:>12.3} {:>12} {:>12}   (CPU time, 1 core; size model on this path)", path.name(), r / 1e9, "", "");
+        }
         for (path, r) in [("golden", g), ("fast", f)] {
             println!("{name:<14} {mb:>7.1} {path:<7} {:>12.3} {:>12.3} {:>12.3}   (CPU time, 1 core)", r[0] / 1e9, r[1] / 1e9, r[2] / 1e9);
         }
         println!("{name:<14} {mb:>7.1} {:<7} {:>12.3} {:>12.3} {:>12.3}   (wall, {threads} threads, best of {PAR_REPS})", "par", p[0] / 1e9, p[1] / 1e9, p[2] / 1e9);
     }
     println!("(GB = 10^9 bytes of uncompressed tensor; ratio of the stream: see `sim-harness ratios`)");
+    println!("load average (1, 5, 15 min) at end: {}", load_average());
 }

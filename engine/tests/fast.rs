@@ -16,17 +16,42 @@ use std::path::PathBuf;
 
 const WIDTHS: [SymbolWidth; 2] = [SymbolWidth::W16, SymbolWidth::W32];
 
-/// Checks a run of whole blocks: sizes per block, the stream bit for bit, its decoding.
+/// Checks a run of whole blocks: sizes per block and the stream bit for bit on every path this
+/// CPU has, its decoding.
 fn check_blocks(data: &[u8], width: SymbolWidth) {
-    let fast_sizes = fast::blocks_sizes(data, width);
-    for (i, block) in data.chunks(BLOCK_BYTES).enumerate() {
+    let want: Vec<_> = data.chunks(BLOCK_BYTES).map(|block| {
         let mut padded = [0u8; BLOCK_BYTES];
         padded[..block.len()].copy_from_slice(block);
-        assert_eq!(fast_sizes[i], golden::block_sizes(&padded, width), "{width:?} block {i}: {padded:02x?}");
+        golden::block_sizes(&padded, width)
+    }).collect();
+    for path in fast::Path::available() {
+        let fast_sizes = fast::blocks_sizes_with(path, data, width);
+        assert_eq!(fast_sizes.len(), want.len());
+        for (i, (got, want)) in fast_sizes.iter().zip(&want).enumerate() {
+            assert_eq!(got, want, "{path:?} {width:?} block {i}: {:02x?}", &data[i * BLOCK_BYTES..(data.len()).min((i + 1) * BLOCK_BYTES)]);
+        }
     }
     let stream = golden::encode_stream(data, width);
     assert_eq!(fast::encode_stream(data, width), stream, "{width:?} stream bits");
+    for path in fast::Path::available() {
+        assert_eq!(fast::encode_stream_with(path, data, width), stream, "{path:?} {width:?} stream bits");
+    }
     assert_eq!(fast::decode_stream(&stream, data.len(), width).as_deref(), Ok(data), "{width:?} decoded bytes");
+}
+
+/// The paths `PLANEZIP_REQUIRE_PATHS` (comma-separated names, e.g. `avx2,avx512`) names must all
+/// be available, so that a run on a machine known to have them cannot skip one silently; the
+/// paths found are printed (`--nocapture`).
+#[test]
+fn required_simd_paths_are_available() {
+    let found = fast::Path::available();
+    println!("fast paths on this CPU: {:?}", found.iter().map(|p| p.name()).collect::<Vec<_>>());
+    assert_eq!(found.first(), Some(&fast::Path::Portable));
+    assert_eq!(fast::Path::detect(), *found.last().unwrap());
+    for name in std::env::var("PLANEZIP_REQUIRE_PATHS").unwrap_or_default().split(',').filter(|n| !n.is_empty()) {
+        let path = fast::Path::ALL.into_iter().find(|p| p.name() == name).unwrap_or_else(|| panic!("unknown path {name}"));
+        assert!(found.contains(&path), "PLANEZIP_REQUIRE_PATHS names {name}, which this CPU lacks");
+    }
 }
 
 #[test]
@@ -117,6 +142,8 @@ proptest! {
         let width = width_of(w16);
         prop_assert_eq!(fast::block_sizes(&block, width), golden::block_sizes(&block, width));
         check_blocks(&block, width);
+        // A batch of eight copies: every lane of the AVX2 / AVX-512 batches.
+        check_blocks(&block.repeat(8), width);
     }
 
     #[test]
@@ -134,6 +161,26 @@ proptest! {
         }
         prop_assert_eq!(fast::block_sizes(&block, width), golden::block_sizes(&block, width));
         check_blocks(&block, width);
+    }
+
+    #[test]
+    fn batches_of_unrelated_blocks_size_like_golden(seed in any::<u64>(), w16 in any::<bool>(), blocks in 1usize..40) {
+        // Independent random, sparse and structured blocks side by side: a lane of a batch must
+        // not see its neighbours (and 1–39 blocks: full batches and every remainder).
+        let width = width_of(w16);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut data = Vec::new();
+        for _ in 0..blocks {
+            let kind = rng.gen_range(0..3);
+            let mut block = activation_block(&mut rng, width);
+            match kind {
+                0 => rng.fill(&mut block[..]),
+                1 => block.iter_mut().for_each(|b| if rng.gen_range(0..4) != 0 { *b = 0 }),
+                _ => {}
+            }
+            data.extend_from_slice(&block);
+        }
+        check_blocks(&data, width);
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! returns its exact typed error. So a stream decodes here iff it decodes with golden, to the
 //! same bytes, and a bad one gets golden's error.
 
-use super::planes::{PLANES16, from_planes16};
-use crate::golden::block::planes::{MAX_PLANES, PlaneGeometry, from_planes};
+use super::planes::{PLANES16, PLANES32, from_planes16, from_planes32};
+use crate::golden::block::planes::{MAX_PLANES, PlaneGeometry};
 use crate::golden::block::{RAW_BITS, TAG_BITS, Tag, bx, dbx};
 use crate::golden::chunk::HEADER_BYTES;
 use crate::golden::error::DecodeError;
@@ -138,6 +138,19 @@ fn planes16(p: &[u64; MAX_PLANES], plane_bits: usize) -> [u64; PLANES16] {
     out
 }
 
+/// The 32 low planes of `p` (L = `plane_bits` ≤ 32 values, value m at bit L − 1 − m) as the
+/// symbols they hold (value m of the L first; the rest zero), through [`from_planes32`].
+#[inline(always)]
+fn symbols32(p: &[u64; MAX_PLANES], plane_bits: usize, out: &mut [u32]) {
+    let mut shifted = [0u64; PLANES32];
+    for (o, &plane) in shifted.iter_mut().zip(p) {
+        *o = plane << (PLANES32 - plane_bits);
+    }
+    let mut syms = [0u32; PLANES32];
+    from_planes32(&shifted, &mut syms);
+    out[..plane_bits].copy_from_slice(&syms[..plane_bits]);
+}
+
 /// Decodes one block (tag + payload) into `block`.
 #[inline(always)]
 fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES]) -> Result<(), Fault> {
@@ -181,7 +194,7 @@ fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES])
                     *o = u16::from_le_bytes([c[0], c[1]]) as u32;
                 }
             } else {
-                from_planes(&p, width, &mut low[..l]);
+                symbols32(&p, l, &mut low);
             }
             let borrow = p[w as usize];
             let mut bad = false;
@@ -202,7 +215,7 @@ fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES])
                 from_planes16(&planes16(&p, n), block);
                 return Ok(());
             }
-            from_planes(&p, width, &mut syms[..n]);
+            symbols32(&p, n, &mut syms);
         }
         Tag::Zbx => {
             let mask = r.take64(n as u32);
@@ -218,7 +231,7 @@ fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES])
                         *o = u16::from_le_bytes([c[0], c[1]]) as u32;
                     }
                 } else {
-                    from_planes(&p, width, &mut packed[..count]);
+                    symbols32(&p, count, &mut packed);
                 }
                 let mut next = 0;
                 for (i, s) in syms[..n].iter_mut().enumerate() {

@@ -4,13 +4,15 @@
 //! transpose, `classify_planes`), so the bits are the golden encoder's by construction; the tests
 //! in `engine/tests/fast.rs` check them bit for bit.
 
-use super::planes::{PLANES16, to_planes16};
-use super::size::{block_sizes, load_words};
+use super::planes::{PLANES16, PLANES32, to_planes16, to_planes32};
+use super::path::Path;
+use super::size::{blocks_sizes_into_with, load_words};
+use crate::golden::BlockSizes;
 use crate::golden::block::planes::{
     CODE_ALL_ONES, CODE_DBP_ZERO, CODE_ONE_ONE, CODE_RUN, CODE_TWO_ONES, CODE_VERBATIM, CODE_ZERO, PlaneCase,
     PlaneGeometry, base_bits, classify_planes,
 };
-use crate::golden::block::{TAG_BITS, Tag, bx, dbx, zbx, zvc};
+use crate::golden::block::{TAG_BITS, Tag, bx, dbx, zvc};
 use crate::golden::chunk::HEADER_BYTES;
 use crate::golden::width::{BLOCK_BYTES, CHUNK_BLOCKS, CHUNK_BYTES, MAX_SYMBOLS, SymbolWidth};
 
@@ -110,17 +112,16 @@ fn put_base(w: &mut ChunkWriter, value: u32, width: SymbolWidth) {
     }
 }
 
-/// Appends tag + payload of one block; returns the tag.
+/// Appends tag + payload of one block, coded with `tag`.
 #[inline(always)]
-fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth) -> Tag {
-    let tag = block_sizes(block, width).choice().0;
+fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth, tag: Tag) {
     w.put(tag as u32, TAG_BITS);
     if tag == Tag::Raw {
         for word in load_words(block) {
             // Memory order: bytes 0..8 of the word, first byte first.
             w.put64(u64::from_be_bytes(word.to_le_bytes()), 64);
         }
-        return tag;
+        return;
     }
     let mut syms = [0u32; MAX_SYMBOLS];
     width.load(block, &mut syms);
@@ -165,37 +166,53 @@ fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth)
         }
         (Tag::Dbx, _) => {
             put_base(w, syms[0], width);
-            let (p, geo) = dbx::planes(syms, width);
-            put_planes(w, &p, geo);
+            // The 31 low deltas (a zero 32nd below them), then the borrow plane on top.
+            let mut low = [0u32; PLANES32];
+            let mut borrow = 0u64;
+            for k in 1..syms.len() {
+                low[k - 1] = syms[k].wrapping_sub(syms[k - 1]);
+                borrow = (borrow << 1) | (syms[k] < syms[k - 1]) as u64;
+            }
+            let mut p = [0u64; PLANES32 + 1];
+            for (o, plane) in p.iter_mut().zip(to_planes32(&low)) {
+                *o = plane >> 1;
+            }
+            p[PLANES32] = borrow;
+            put_planes(w, &p, dbx::geometry(width));
         }
-        (Tag::Bx, _) => {
-            let (p, geo) = bx::planes(syms, width);
-            put_planes(w, &p, geo);
-        }
+        (Tag::Bx, _) => put_planes(w, &to_planes32(syms.try_into().expect("32 symbols")), bx::geometry(width, syms.len())),
         (Tag::Zbx, _) => {
             w.put64(zvc::nonzero_mask(syms), syms.len() as u32);
-            if let Some((p, geo)) = zbx::planes(syms, width) {
-                put_planes(w, &p, geo);
+            let mut packed = [0u32; PLANES32];
+            let mut n = 0;
+            for &s in syms {
+                packed[n] = s;
+                n += (s != 0) as usize;
+            }
+            if n > 0 {
+                let p = to_planes32(&packed).map(|plane| plane >> (PLANES32 - n));
+                put_planes(w, &p, bx::geometry(width, n));
             }
         }
         (Tag::Raw, _) => unreachable!("handled above"),
     }
-    tag
 }
 
-/// Appends the chunk (header + body, or the raw fallback) of up to 4 KB of tensor bytes.
+/// Appends the chunk (header + body, or the raw fallback) of up to 4 KB of tensor bytes; the
+/// codes are chosen by the size model on `path`, all blocks of the chunk in one batch.
 #[inline(always)]
-fn put_chunk(w: &mut ChunkWriter, chunk: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
+fn put_chunk(w: &mut ChunkWriter, path: Path, sizes: &mut Vec<BlockSizes>, chunk: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
     w.reset();
+    blocks_sizes_into_with(path, chunk, width, sizes);
     let mut blocks = chunk.chunks_exact(BLOCK_BYTES);
-    for block in &mut blocks {
-        put_block(w, block.try_into().expect("128 bytes"), width);
+    for (block, s) in (&mut blocks).zip(sizes.iter()) {
+        put_block(w, block.try_into().expect("128 bytes"), width, s.choice().0);
     }
     let tail = blocks.remainder();
     if !tail.is_empty() {
         let mut padded = [0u8; BLOCK_BYTES];
         padded[..tail.len()].copy_from_slice(tail);
-        put_block(w, &padded, width);
+        put_block(w, &padded, width, sizes[sizes.len() - 1].choice().0);
     }
     let body = w.finish();
     let stored: &[u8] = if body >= chunk.len() { chunk } else { &w.buf[..body] };
@@ -203,20 +220,35 @@ fn put_chunk(w: &mut ChunkWriter, chunk: &[u8], width: SymbolWidth, out: &mut Ve
     out.extend_from_slice(stored);
 }
 
-/// Encodes a tensor's bytes into a chunk stream, bit-identical to
-/// [`crate::golden::encode_stream`], appending to `out`. `data` should start on a chunk boundary
-/// of the tensor (every slice of whole chunks does).
-pub fn encode_stream_into(data: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
+/// Encodes a tensor's bytes into a chunk stream with the size model on `path`, bit-identical
+/// to [`crate::golden::encode_stream`], appending to `out`. `data` should start on a chunk
+/// boundary of the tensor (every slice of whole chunks does).
+///
+/// # Panics
+/// If `path` is not available on this CPU ([`Path::is_available`]).
+pub fn encode_stream_into_with(path: Path, data: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
     let mut w = Box::new(ChunkWriter::new());
+    let mut sizes = Vec::with_capacity(CHUNK_BLOCKS);
     out.reserve(data.len() / 2 + HEADER_BYTES * data.len().div_ceil(CHUNK_BYTES));
     for chunk in data.chunks(CHUNK_BYTES) {
-        put_chunk(&mut w, chunk, width, out);
+        put_chunk(&mut w, path, &mut sizes, chunk, width, out);
     }
+}
+
+/// [`encode_stream_into_with`] on the fastest path of this CPU ([`Path::detect`]).
+pub fn encode_stream_into(data: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
+    encode_stream_into_with(Path::detect(), data, width, out)
 }
 
 /// Encodes a tensor's bytes into a chunk stream, bit-identical to [`crate::golden::encode_stream`].
 pub fn encode_stream(data: &[u8], width: SymbolWidth) -> Vec<u8> {
+    encode_stream_with(Path::detect(), data, width)
+}
+
+/// [`encode_stream`] with the size model on an explicit [`Path`] (panics if this CPU cannot
+/// run it).
+pub fn encode_stream_with(path: Path, data: &[u8], width: SymbolWidth) -> Vec<u8> {
     let mut out = Vec::new();
-    encode_stream_into(data, width, &mut out);
+    encode_stream_into_with(path, data, width, &mut out);
     out
 }

@@ -2,9 +2,9 @@
 //! (`engine/tests/fast.rs`: a million structured blocks per width, every distinct block of
 //! `data/`, proptests of sizes, stream bits and decoded bytes, corrupt streams).
 //!
-//! * [`size`]: the size model with symbols packed four (w = 16) or two (w = 32) to a 64-bit word,
-//!   lane-wise statistics as element-wise word loops (no SIMD intrinsics: an AVX2/AVX-512
-//!   multiversioned build of the same loops measured no faster, see BENCHMARKS.md).
+//! * [`size`]: the size model with symbols packed four (w = 16) or two (w = 32) to a 64-bit word
+//!   and blocks side by side (4 per AVX2 register, 8 per AVX-512 register, 1 portable; the
+//!   [`Path`] is detected at run time or chosen explicitly).
 //! * [`encode`]: the SWAR size model choosing, a fixed-buffer bit writer writing.
 //! * [`planes`]: 16-bit bit-plane transposes from 8 × 8 tiles in 64-bit words.
 //! * [`decode`]: a padded-buffer bit reader without per-field checks; faults are described by
@@ -14,15 +14,18 @@
 
 pub mod decode;
 pub mod encode;
+pub mod path;
 pub mod planes;
 pub mod size;
+mod wide;
 
 use crate::golden::chunk::chunk_offsets;
 use crate::golden::{BlockSizes, CHUNK_BYTES, DecodeError, SymbolWidth};
 use rayon::prelude::*;
 
 pub use decode::decode_stream;
-pub use encode::encode_stream;
+pub use encode::{encode_stream, encode_stream_with};
+pub use path::Path;
 pub use size::block_sizes;
 
 /// Chunks per parallel task: 256 KB of tensor, large enough that scheduling costs nothing.
@@ -31,8 +34,13 @@ pub const PAR_CHUNKS: usize = 64;
 /// Sizes of every block of a tensor (the final partial block zero-padded), in order; equal to
 /// [`crate::golden::block_sizes`] block by block.
 pub fn blocks_sizes(data: &[u8], width: SymbolWidth) -> Vec<BlockSizes> {
+    blocks_sizes_with(Path::detect(), data, width)
+}
+
+/// [`blocks_sizes`] on an explicit [`Path`] (panics if this CPU cannot run it).
+pub fn blocks_sizes_with(path: Path, data: &[u8], width: SymbolWidth) -> Vec<BlockSizes> {
     let mut out = Vec::new();
-    size::blocks_sizes_into(data, width, &mut out);
+    size::blocks_sizes_into_with(path, data, width, &mut out);
     out
 }
 

@@ -102,6 +102,47 @@ pub fn from_planes16(p: &[u64; PLANES16], block: &mut [u8; BLOCK_BYTES]) {
     }
 }
 
+/// Planes of a 32-bit block.
+pub const PLANES32: usize = 32;
+/// 32-bit symbols per block.
+const SYMBOLS32: usize = BLOCK_BYTES / 4;
+
+/// The 32 planes of 32 32-bit symbols (`L = 32`, golden layout: value `m` at bit `31 − m`), from
+/// the 16-bit transpose: the low halves of the symbols as values 0…31 and the high halves as
+/// values 32…63 of one [`to_planes16`], so 16-bit plane `j` holds plane `j` in its upper and
+/// plane `16 + j` in its lower 32 bits.
+#[inline(always)]
+pub fn to_planes32(syms: &[u32; SYMBOLS32]) -> [u64; PLANES32] {
+    let mut halves = [0u8; BLOCK_BYTES];
+    let (lo, hi) = halves.split_at_mut(BLOCK_BYTES / 2);
+    for (i, &s) in syms.iter().enumerate() {
+        lo[2 * i..2 * i + 2].copy_from_slice(&(s as u16).to_le_bytes());
+        hi[2 * i..2 * i + 2].copy_from_slice(&((s >> 16) as u16).to_le_bytes());
+    }
+    let p16 = to_planes16(&halves);
+    let mut p = [0u64; PLANES32];
+    for j in 0..PLANES16 {
+        p[j] = p16[j] >> 32;
+        p[PLANES16 + j] = p16[j] & 0xFFFF_FFFF;
+    }
+    p
+}
+
+/// Inverse of [`to_planes32`]: the 32 symbols whose planes (golden layout, `L = 32`) are `p`.
+#[inline(always)]
+pub fn from_planes32(p: &[u64], syms: &mut [u32; SYMBOLS32]) {
+    let mut p16 = [0u64; PLANES16];
+    for j in 0..PLANES16 {
+        p16[j] = (p[j] << 32) | (p[PLANES16 + j] & 0xFFFF_FFFF);
+    }
+    let mut halves = [0u8; BLOCK_BYTES];
+    from_planes16(&p16, &mut halves);
+    let (lo, hi) = halves.split_at(BLOCK_BYTES / 2);
+    for (i, s) in syms.iter_mut().enumerate() {
+        *s = u16::from_le_bytes([lo[2 * i], lo[2 * i + 1]]) as u32 | (u16::from_le_bytes([hi[2 * i], hi[2 * i + 1]]) as u32) << 16;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +184,18 @@ mod tests {
             let mut again = [0u32; MAX_SYMBOLS];
             from_planes(&want, SymbolWidth::W16, &mut again);
             assert_eq!(again, syms);
+
+            // The same bytes as 32 32-bit symbols.
+            let mut syms32 = [0u32; MAX_SYMBOLS];
+            SymbolWidth::W32.load(&block, &mut syms32);
+            let mut want32 = [0u64; 32];
+            to_planes(&syms32[..SYMBOLS32], SymbolWidth::W32, &mut want32);
+            let s32: [u32; SYMBOLS32] = syms32[..SYMBOLS32].try_into().unwrap();
+            let p32 = to_planes32(&s32);
+            assert_eq!(p32, want32);
+            let mut back32 = [0u32; SYMBOLS32];
+            from_planes32(&p32, &mut back32);
+            assert_eq!(back32, s32);
         }
     }
 }
