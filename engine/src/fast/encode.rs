@@ -1,16 +1,16 @@
 //! The fast encoder: the [SWAR size model](super::size) picks each block's code, a word-at-a-time
 //! bit writer into a fixed chunk buffer writes it, and chunks go straight into the output. The
-//! planes and their prefix-code cases come from the golden helpers (`to_planes`' unrolled
-//! transpose, `classify_planes`), so the bits are the golden encoder's by construction; the tests
-//! in `engine/tests/fast.rs` check them bit for bit.
+//! planes come from the 8 × 8-tile transposes of [`super::planes`], their prefix-code cases in
+//! the golden `classify_planes` order of tests; the tests in `engine/tests/fast.rs` check the
+//! bits against the golden encoder's.
 
 use super::planes::{PLANES16, PLANES32, to_planes16, to_planes32};
 use super::path::Path;
 use super::size::{blocks_sizes_into_with, load_words};
 use crate::golden::BlockSizes;
 use crate::golden::block::planes::{
-    CODE_ALL_ONES, CODE_DBP_ZERO, CODE_ONE_ONE, CODE_RUN, CODE_TWO_ONES, CODE_VERBATIM, CODE_ZERO, PlaneCase,
-    PlaneGeometry, base_bits, classify_planes,
+    CODE_ALL_ONES, CODE_DBP_ZERO, CODE_ONE_ONE, CODE_RUN, CODE_TWO_ONES, CODE_VERBATIM, CODE_ZERO, MAX_PLANES,
+    PlaneGeometry, base_bits,
 };
 use crate::golden::block::{TAG_BITS, Tag, bx, dbx, zvc};
 use crate::golden::chunk::HEADER_BYTES;
@@ -81,20 +81,50 @@ impl ChunkWriter {
     }
 }
 
-/// Writes the prefix code of the pre-XOR planes `p` (FORMAT.md §5.3).
+/// Writes the prefix code of the pre-XOR planes `p[..P]` (FORMAT.md §5.3): the cases of the
+/// golden `classify_planes` in its order of tests, with every coded plane and a bit mask of the
+/// zero ones computed first, so a run of zero planes is one count of leading ones.
+#[inline(always)]
 fn put_planes(w: &mut ChunkWriter, p: &[u64], geo: PlaneGeometry) {
-    classify_planes(p, geo, |case, field| match case {
-        PlaneCase::ZeroRun => w.put((CODE_RUN.0 << geo.run_field_bits()) | field as u32, CODE_RUN.1 + geo.run_field_bits()),
-        PlaneCase::Zero => w.put(CODE_ZERO.0, CODE_ZERO.1),
-        PlaneCase::AllOnes => w.put(CODE_ALL_ONES.0, CODE_ALL_ONES.1),
-        PlaneCase::DbpZero => w.put(CODE_DBP_ZERO.0, CODE_DBP_ZERO.1),
-        PlaneCase::TwoOnes => w.put((CODE_TWO_ONES.0 << geo.pos_field_bits()) | field as u32, CODE_TWO_ONES.1 + geo.pos_field_bits()),
-        PlaneCase::OneOne => w.put((CODE_ONE_ONE.0 << geo.pos_field_bits()) | field as u32, CODE_ONE_ONE.1 + geo.pos_field_bits()),
-        PlaneCase::Verbatim => {
-            w.put(CODE_VERBATIM.0, CODE_VERBATIM.1);
-            w.put64(field, geo.plane_bits);
+    let planes = geo.planes as usize;
+    let top = planes - 1;
+    let mut coded = [0u64; MAX_PLANES];
+    let mut zero = 0u64;
+    for j in 0..planes {
+        coded[j] = if j == top { p[j] } else { p[j] ^ p[j + 1] };
+        zero |= ((coded[j] == 0) as u64) << j;
+    }
+    let ones = geo.ones();
+    let (run_bits, pos_bits) = (geo.run_field_bits(), geo.pos_field_bits());
+    let mut j = top as isize;
+    while j >= 0 {
+        let ju = j as usize;
+        let x = coded[ju];
+        if x == 0 {
+            // Zero planes j, j − 1, …: the ones of `zero` from bit j down.
+            let k = (!(zero << (u64::BITS as usize - 1 - ju))).leading_zeros();
+            if k == 1 {
+                w.put(CODE_ZERO.0, CODE_ZERO.1);
+            } else {
+                w.put((CODE_RUN.0 << run_bits) | (k - 2), CODE_RUN.1 + run_bits);
+            }
+            j -= k as isize;
+            continue;
         }
-    });
+        if x == ones {
+            w.put(CODE_ALL_ONES.0, CODE_ALL_ONES.1);
+        } else if p[ju] == 0 {
+            w.put(CODE_DBP_ZERO.0, CODE_DBP_ZERO.1);
+        } else if x.count_ones() == 2 && x & (x >> 1) != 0 {
+            w.put((CODE_TWO_ONES.0 << pos_bits) | x.trailing_zeros(), CODE_TWO_ONES.1 + pos_bits);
+        } else if x.count_ones() == 1 {
+            w.put((CODE_ONE_ONE.0 << pos_bits) | x.trailing_zeros(), CODE_ONE_ONE.1 + pos_bits);
+        } else {
+            w.put(CODE_VERBATIM.0, CODE_VERBATIM.1);
+            w.put64(x, geo.plane_bits);
+        }
+        j -= 1;
+    }
 }
 
 /// Writes the DBX base-symbol code (FORMAT.md §6): a 3-bit prefix and a short two's-complement
