@@ -11,6 +11,7 @@ fn peers(c: &mut Criterion) {
         paths: vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/resnet50/iter0.safetensors")],
         zstd_levels: vec![1],
         json: false,
+        zipnn_json: None,
     };
     let mut g = c.benchmark_group("peers");
     g.sample_size(10);

@@ -49,6 +49,11 @@ pub struct PeersArgs {
     /// Print the report as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Figures of the real ZipNN package, as written by `sim-harness/zipnn/zipnn_peer.py` (run
+    /// in its own venv on the same model directories); without it the ZipNN package column says
+    /// "not run".
+    #[arg(long)]
+    pub zipnn_json: Option<PathBuf>,
 }
 
 /// The two element formats compared.
@@ -927,8 +932,48 @@ pub fn report(args: &PeersArgs) -> Result<Report> {
     row("order-0 entropy of symbols", whole, "ceiling, no coder", [measure_entropy(&inputs, Format::Bf16, false), measure_entropy(&inputs, Format::Fp32, false)]);
     row("order-0 entropy of the exponent (rest raw)", whole, "ceiling, no coder", [measure_entropy(&inputs, Format::Bf16, true), measure_entropy(&inputs, Format::Fp32, true)]);
 
+    let zipnn_package = match &args.zipnn_json {
+        None => "not run (the zipnn Python package is not part of the Rust build; see sim-harness/zipnn/ and BENCHMARKS.md)".to_string(),
+        Some(file) => {
+            let (package, zipnn_rows) = zipnn_rows(file)?;
+            rows.extend(zipnn_rows);
+            format!("{package}, measured on this machine by sim-harness/zipnn/zipnn_peer.py ({}): rows \"ZipNN package\"", file.display())
+        }
+    };
     let models = inputs.iter().map(|(m, t)| (m.clone(), t[1].iter().map(|i| i.bytes.len()).sum())).collect();
-    Ok(Report { models, tensors, rows, zipnn_package: "not run (the zipnn Python package is not part of the Rust build; see BENCHMARKS.md)".into() })
+    Ok(Report { models, tensors, rows, zipnn_package })
+}
+
+/// The rows of a `zipnn_peer.py` result file, and the package it names.
+fn zipnn_rows(file: &Path) -> Result<(String, Vec<Row>)> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading the ZipNN figures {}", file.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))?;
+    let bad = |what: &str| anyhow::anyhow!("{}: {what} missing or malformed (expected zipnn_peer.py's output)", file.display());
+    let package = v["package"].as_str().ok_or_else(|| bad("\"package\""))?.to_string();
+    let grans = v["granularities"].as_object().ok_or_else(|| bad("\"granularities\""))?;
+    let mut rows = Vec::new();
+    for (gran, per) in grans {
+        let figures = |fmt: &str| -> Result<Figures> {
+            let f = &per[fmt];
+            let num = |k: &str| f[k].as_f64().ok_or_else(|| bad(&format!("{gran}.{fmt}.{k}")));
+            let ratio_by_model = f["ratio_per_model"]
+                .as_object()
+                .ok_or_else(|| bad(&format!("{gran}.{fmt}.ratio_per_model")))?
+                .iter()
+                .map(|(m, r)| r.as_f64().map(|r| (m.clone(), r)).ok_or_else(|| bad(&format!("{gran}.{fmt}.ratio_per_model.{m}"))))
+                .collect::<Result<_>>()?;
+            Ok(Figures {
+                ratio_by_model,
+                ratio_by_operator: BTreeMap::new(),
+                geomean_paper: f["geomean_paper"].as_f64(),
+                geomean_all: Some(num("geomean_all")?),
+                compress_gbps: Some(num("compress_gbps")?),
+                decompress_gbps: Some(num("decompress_gbps")?),
+            })
+        };
+        rows.push(Row { codec: format!("ZipNN package ({package})"), granularity: gran.clone(), note: "measured here, Python, process CPU time".into(), bf16: figures("bf16")?, fp32: figures("fp32")? });
+    }
+    Ok((package, rows))
 }
 
 fn cell(v: Option<f64>) -> String {

@@ -1,6 +1,7 @@
 //! `sim-harness peers` on real dumps of `data/`: every codec row present with finite figures,
 //! PlaneZip's and zstd's ratios equal to ones computed here independently (golden encoder, the
-//! zstd crate), the levels flag honoured, the ZipNN package column "not run", and bad input
+//! zstd crate), the levels flag honoured, the ZipNN package column "not run" (and, given
+//! `zipnn_peer.py`'s figures, rows carrying them), and bad input
 //! refused with the file named.
 
 use engine::golden::{SymbolWidth, encode_stream};
@@ -91,4 +92,33 @@ fn peers_refuses_a_missing_file_naming_it() {
     let o = bin(&["peers", "/nonexistent/x.safetensors"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/x.safetensors"));
+}
+
+#[test]
+fn zipnn_figures_from_the_python_runner_become_rows_and_a_bad_file_is_named() {
+    // A file in zipnn_peer.py's format with figures written by hand: the rows must carry them.
+    let dir = std::env::temp_dir().join(format!("planezip-peers-zipnn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("zipnn.json");
+    let fmt = |r: f64, c: f64| format!(r#"{{"ratio_per_model": {{"resnet50": {r}}}, "geomean_paper": {r}, "geomean_all": {r}, "compress_gbps": {c}, "decompress_gbps": {}}}"#, 2.0 * c);
+    std::fs::write(&good, format!(r#"{{"package": "zipnn 0.5.4", "granularities": {{"4 KB chunk": {{"bf16": {}, "fp32": {}}}}}}}"#, fmt(1.5, 0.25), fmt(1.25, 0.5))).unwrap();
+    let resnet = dump("resnet50");
+    let o = bin(&["peers", resnet.to_str().unwrap(), "--zstd-levels", "1", "--json", "--zipnn-json", good.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let row = v["rows"].as_array().unwrap().iter().find(|r| r["codec"] == "ZipNN package (zipnn 0.5.4)").expect("a ZipNN package row");
+    assert_eq!(row["granularity"], "4 KB chunk");
+    assert_eq!(row["bf16"]["ratio_by_model"]["resnet50"].as_f64(), Some(1.5));
+    assert_eq!(row["fp32"]["geomean_all"].as_f64(), Some(1.25));
+    assert_eq!(row["fp32"]["compress_gbps"].as_f64(), Some(0.5));
+    assert_eq!(row["bf16"]["decompress_gbps"].as_f64(), Some(0.5));
+    assert!(v["zipnn_package"].as_str().unwrap().starts_with("zipnn 0.5.4, measured"));
+
+    // A file without the figures: an error naming it, not a panic.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"package": "zipnn 0.5.4"}"#).unwrap();
+    let o = bin(&["peers", resnet.to_str().unwrap(), "--zstd-levels", "1", "--zipnn-json", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("bad.json") && err.contains("granularities") && !err.contains("panicked"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
