@@ -3,6 +3,11 @@
 # nightly toolchain or cargo-fuzz is missing, or when a target finds a crash.
 #   bash fuzz/smoke.sh            # every target, FUZZ_SECONDS (default 20) each
 #   FUZZ_SECONDS=600 bash fuzz/smoke.sh container
+# Build: by default the cheap smoke build (no sanitizer: the project's crates are safe Rust;
+# debug assertions and overflow checks stay on; 16 codegen units instead of cargo-fuzz's 1) in
+# fuzz/target/smoke, all targets in one `cargo fuzz build`. FUZZ_BUILD_FLAGS replaces those
+# flags, e.g. FUZZ_BUILD_FLAGS="" for cargo-fuzz's default (AddressSanitizer, fuzz/target), as
+# the long runs in RESULTS.md used. The same flags go to `cargo fuzz run`, so it does not rebuild.
 # Corpora grow in fuzz/corpus/TARGET (ignored by git), seeded from fuzz/seeds/TARGET (committed);
 # a crash input lands in fuzz/artifacts/TARGET and must become a literal-byte regression test.
 set -euo pipefail
@@ -18,6 +23,8 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
 fi
 
 seconds="${FUZZ_SECONDS:-20}"
+# shellcheck disable=SC2206 # word splitting of the flags is intended
+build_flags=(${FUZZ_BUILD_FLAGS---sanitizer none --codegen-units 16 --target-dir target/smoke})
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=(block_decoder chunk_stream container tensor_files trace_json round_trip size_model)
@@ -33,14 +40,14 @@ max_len() {
 }
 
 start=$(date +%s)
-cargo +nightly fuzz build
+cargo +nightly fuzz build "${build_flags[@]}"
 echo "fuzz/smoke.sh: build took $(( $(date +%s) - start )) s"
 mkdir -p logs
 for t in "${targets[@]}"; do
     mkdir -p "corpus/$t"
     log="logs/$t.log"
     # -timeout: no single input may run longer than 10 s (a hang is a finding, not a wait).
-    if ! cargo +nightly fuzz run "$t" "corpus/$t" "seeds/$t" -- \
+    if ! cargo +nightly fuzz run "${build_flags[@]}" "$t" "corpus/$t" "seeds/$t" -- \
         -max_total_time="$seconds" -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 >"$log" 2>&1; then
         tail -n 40 "$log" >&2

@@ -237,3 +237,24 @@ fn every_truncation_and_typed_error_matches_golden() {
         assert!(fast::par_decode_stream(&stream, usize::MAX / 2, width).is_err());
     }
 }
+
+/// Fuzz finding (`fuzz/fuzz_targets/chunk_stream.rs`, 2026-12-01): an empty tensor (raw_bytes
+/// = 0) with a 70-byte all-zero stream. Golden says `TrailingBytes { extra: 70 }`;
+/// `par_decode_stream` had no chunk group to check the stream's end and returned `Ok([])`.
+/// The literal input: byte 0 = width (0: w = 16), bytes 1–4 = raw bytes (0, LE), 70 zero bytes.
+#[test]
+fn fuzz_regression_empty_tensor_with_trailing_bytes_is_refused_by_par_decode() {
+    let input = [0u8; 75];
+    let width = if input[0] & 1 == 0 { SymbolWidth::W16 } else { SymbolWidth::W32 };
+    let raw_bytes = u32::from_le_bytes([input[1], input[2], input[3], input[4]]) as usize;
+    let stream = &input[5..];
+    let want = Err(golden::DecodeError::TrailingBytes { extra: 70 });
+    assert_eq!(golden::decode_stream(stream, raw_bytes, width), want);
+    assert_eq!(fast::decode_stream(stream, raw_bytes, width), want);
+    assert_eq!(fast::par_decode_stream(stream, raw_bytes, width), want);
+    // The empty stream of an empty tensor still decodes, on every path.
+    for width in WIDTHS {
+        assert_eq!(fast::par_decode_stream(&[], 0, width), Ok(Vec::new()));
+        assert_eq!(fast::decode_stream(&[], 0, width), Ok(Vec::new()));
+    }
+}

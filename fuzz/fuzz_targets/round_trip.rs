@@ -1,5 +1,6 @@
 //! Encode → decode returns the input, for arbitrary bytes, every element type and both symbol
-//! widths: the chunk stream directly, and the container of a safetensors file holding them.
+//! widths: the chunk stream directly, and the container of a safetensors file holding them; the
+//! fast encoders (`engine::fast`, sequential and chunk-parallel) write golden's bytes.
 //! Byte 0: element type (low 4 bits, 15 safetensors dtypes) and whether to force the other width
 //! (bit 4); the rest: the tensor's bytes (cut to whole elements).
 #![no_main]
@@ -26,6 +27,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let bytes = &bytes[..bytes.len() / dtype.size() * dtype.size()];
     let stream = encode_stream(bytes, width);
+    assert_eq!(engine::fast::encode_stream(bytes, width), stream, "fast::encode_stream");
+    assert_eq!(engine::fast::par_encode_stream(bytes, width), stream, "fast::par_encode_stream");
     assert_eq!(decode_stream(&stream, bytes.len(), width).expect("own stream decodes"), bytes);
     let view = TensorView::new(dtype, vec![bytes.len() / dtype.size()], bytes).expect("whole elements");
     let file = safetensors::serialize([("t".to_string(), view)], &None).expect("serializes");
