@@ -136,7 +136,26 @@ fn stream_cycle_on_a_dump_and_a_bare_file_matches_the_golden_codec() {
         assert_eq!(t["roundtrip_mismatches"], 0);
         assert_eq!(t["wire_bytes"], t["golden_wire_bytes"]);
         assert!(v["backend"].as_str().unwrap().contains("backpressure"));
+        // Both directions ran on the hardware: every tensor has cycles each way.
+        assert!(v["tensors"].as_array().unwrap().iter().all(|t| t["cycles"].as_u64().unwrap() > 0 && t["h2d_cycles"].as_u64().unwrap() > 0));
         assert!(f(&t["simulated_cycles_per_s"]) > 0.0);
+    }
+}
+
+#[test]
+fn verilator_and_rust_hdl_give_the_same_bytes_and_cycles_both_ways() {
+    // The two simulators of the same tops, with backpressure on every port: every tensor's wire
+    // bytes and cycles in both directions agree (Verilator must be installed: scripts/install-area-tools.sh).
+    let run = |sim: &str| json(&["stream", "data/gpt2", "--fidelity", "cycle", "--simulator", sim, "--backpressure-seed", "11", "--shard", "3/40", "--json"]);
+    let (v, r) = (run("verilator"), run("rust-hdl"));
+    assert!(v["backend"].as_str().unwrap().contains("Verilator"), "{}", v["backend"]);
+    assert!(r["backend"].as_str().unwrap().contains("rust-hdl"), "{}", r["backend"]);
+    let rows = |x: &Value| x["tensors"].as_array().unwrap().iter().map(|t| (t["name"].clone(), t["wire_bytes"].clone(), t["cycles"].clone(), t["h2d_cycles"].clone())).collect::<Vec<_>>();
+    assert!(!rows(&v).is_empty());
+    assert_eq!(rows(&v), rows(&r));
+    for x in [&v, &r] {
+        assert_eq!(x["total"]["size_mismatches"], 0);
+        assert_eq!(x["total"]["roundtrip_mismatches"], 0);
     }
 }
 

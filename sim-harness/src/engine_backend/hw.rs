@@ -24,8 +24,9 @@ use engine::hw::d2h_driver::{BEAT_BYTES, D2hSim, Transfer, Write, destination_by
 use engine::hw::h2d_driver::{H2dPorts, H2dResult};
 use engine::hw::H2dSim;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Cycles a lane may take per input beat before a run is declared hung (raw chunks replay their
 /// blocks, backpressure drops a port one cycle in four), plus a fixed allowance per transfer.
@@ -90,9 +91,12 @@ impl Simulator {
         }
         let built = VERILATOR.get_or_init(|| {
             let dir = cache_dir();
-            let d2h = build_d2h_model(&dir.join("vd2h")).map_err(|e| format!("build the Verilator model of pz_d2h_lane under {}: {e:#}", dir.display()))?;
-            let h2d = build_h2d_model(&dir.join("vh2d")).map_err(|e| format!("build the Verilator model of pz_h2d_lane under {}: {e:#}", dir.display()))?;
-            Ok(Arc::new(VerilatorModels { d2h, h2d }))
+            let build = || -> Result<VerilatorModels> {
+                let d2h = build_d2h_model(&dir.join("vd2h")).with_context(|| format!("build the Verilator model of pz_d2h_lane under {}", dir.display()))?;
+                let h2d = build_h2d_model(&dir.join("vh2d")).with_context(|| format!("build the Verilator model of pz_h2d_lane under {}", dir.display()))?;
+                Ok(VerilatorModels { d2h, h2d })
+            };
+            with_build_lock(&dir, build).map(Arc::new).map_err(|e| format!("{e:#}"))
         });
         match built {
             Ok(m) => Ok(Simulator::Verilator(m.clone())),
@@ -103,7 +107,7 @@ impl Simulator {
     /// The simulator in words, for reports.
     pub fn describe(&self) -> &'static str {
         match self {
-            Simulator::Verilator(_) => "Verilator (exported pz_d2h_lane + pz_h2d_lane, one C++ loop per lane batch)",
+            Simulator::Verilator(_) => "Verilator (exported pz_d2h_lane + pz_h2d_lane, one C++ loop per lane and tensor)",
             Simulator::RustHdl => "rust-hdl simulation of pz_d2h_lane + pz_h2d_lane",
         }
     }
@@ -181,6 +185,33 @@ impl Simulator {
         let last_out = results.iter().rev().find_map(last_write_cycle).context("pz_h2d_lane wrote nothing")?;
         Ok(LaneRun { outputs, cycles: last_out - first_in + 1, simulated_cycles: cycles, simulated_seconds: seconds })
     }
+}
+
+/// Longest wait for another process's build of the same cache (a cold build takes minutes).
+const BUILD_LOCK_WAIT: Duration = Duration::from_secs(900);
+/// Poll interval while another process builds.
+const BUILD_LOCK_POLL: Duration = Duration::from_millis(250);
+
+/// Runs `build` while holding `dir/build.lock` (a directory: its creation is atomic), so that
+/// concurrent runs (parallel tests, array jobs on a shared cache) do not build into the same
+/// place at once; the others wait and then reuse the build.
+fn with_build_lock<T>(dir: &Path, build: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create the Verilator cache", dir.display()))?;
+    let lock = dir.join("build.lock");
+    let start = Instant::now();
+    loop {
+        match std::fs::create_dir(&lock) {
+            Ok(()) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                ensure!(start.elapsed() < BUILD_LOCK_WAIT, "{}: held by another build for {} s (remove it if no build is running)", lock.display(), BUILD_LOCK_WAIT.as_secs());
+                std::thread::sleep(BUILD_LOCK_POLL);
+            }
+            Err(e) => return Err(e).with_context(|| format!("{}: cannot take the build lock", lock.display())),
+        }
+    }
+    let r = build();
+    let _ = std::fs::remove_dir(&lock);
+    r
 }
 
 fn last_write_cycle(r: &H2dResult) -> Option<u64> {
