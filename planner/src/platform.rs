@@ -51,6 +51,17 @@ pub struct Platform {
     pub copy_setup_us: f64,
 }
 
+/// What the compression engine takes for one tensor's transfer: Eq. 2's B_CE for that tensor
+/// and the latency it adds to the copy (pipeline fill and drain), e.g. from a cycle-accurate run
+/// of the engine at its clock. [`Platform::engine_timing`] is the paper's constant engine.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EngineTiming {
+    /// Throughput the engine sustains on the tensor, GB/s (= bytes per ns).
+    pub gb_per_s: f64,
+    /// Latency the engine adds to the transfer, ns.
+    pub latency_ns: f64,
+}
+
 /// Field names of earlier versions (`*_gbps`, which read as gigabits) and their replacements.
 /// [`Platform::load`] still accepts the old names, with a warning.
 pub const RENAMED_FIELDS: [(&str, &str); 3] =
@@ -245,10 +256,22 @@ impl Platform {
     /// bypassed (raw link time) when compression would not shorten the
     /// transfer. Excludes the per-transfer setup.
     pub fn transfer_ns(&self, raw_bytes: u64, wire_bytes: u64) -> f64 {
+        self.transfer_ns_with(raw_bytes, wire_bytes, self.engine_timing())
+    }
+
+    /// The platform's engine as an [`EngineTiming`]: `engine_gb_per_s`, no latency (the paper's model).
+    pub fn engine_timing(&self) -> EngineTiming {
+        EngineTiming { gb_per_s: self.engine_gb_per_s, latency_ns: 0.0 }
+    }
+
+    /// Eq. 2 with a per-tensor engine: `min(m/γ, max(w/γ, m/B_CE(t)) + L(t))`, the engine's
+    /// throughput on this tensor B_CE(t) and its per-transfer latency L(t) from `engine`.
+    /// Excludes the per-transfer setup.
+    pub fn transfer_ns_with(&self, raw_bytes: u64, wire_bytes: u64, engine: EngineTiming) -> f64 {
         let raw = raw_bytes as f64 / self.link_bytes_per_ns();
         let wire = wire_bytes as f64 / self.link_bytes_per_ns();
-        let engine = raw_bytes as f64 / self.engine_bytes_per_ns();
-        raw.min(wire.max(engine))
+        let through_engine = raw_bytes as f64 / engine.gb_per_s;
+        raw.min(wire.max(through_engine) + engine.latency_ns)
     }
 
     /// Bytes a tensor of `captured_bytes` (dtype `dtype`) takes on this platform.
@@ -264,6 +287,25 @@ impl Platform {
 mod tests {
     use super::*;
     use crate::trace::Dtype;
+
+    #[test]
+    fn per_tensor_engine_adds_its_latency_and_uses_its_rate() {
+        let b = Platform::b();
+        // Platform B: link 24 GB/s. 1 MB raw, 0.5 MB wire: 41,666.7 ns raw on the link,
+        // 20,833.3 ns compressed on the link.
+        let (m, w) = (1_000_000u64, 500_000u64);
+        // An engine of 64 GB/s (15,625 ns) with 100 ns latency: link-bound, 20,833.3 + 100.
+        let fast = EngineTiming { gb_per_s: 64.0, latency_ns: 100.0 };
+        assert!((b.transfer_ns_with(m, w, fast) - (500_000.0 / 24.0 + 100.0)).abs() < 1e-6);
+        // 32 GB/s: engine-bound, 31,250 + 100 ns.
+        let mid = EngineTiming { gb_per_s: 32.0, latency_ns: 100.0 };
+        assert!((b.transfer_ns_with(m, w, mid) - 31_350.0).abs() < 1e-6);
+        // 16 GB/s (62,500 ns) is slower than the raw link: bypassed, 41,666.7 ns.
+        let slow = EngineTiming { gb_per_s: 16.0, latency_ns: 100.0 };
+        assert!((b.transfer_ns_with(m, w, slow) - 1_000_000.0 / 24.0).abs() < 1e-6);
+        // The platform's own engine is the paper's Eq. 2, no latency.
+        assert_eq!(b.transfer_ns(m, w), b.transfer_ns_with(m, w, EngineTiming { gb_per_s: b.engine_gb_per_s, latency_ns: 0.0 }));
+    }
 
     #[test]
     fn op_time_is_launch_plus_roofline() {

@@ -4,7 +4,7 @@
 //! Everything the planner and the simulator need is precomputed here once, so
 //! that simulating one plan is a single pass over the ops.
 
-use crate::platform::Platform;
+use crate::platform::{EngineTiming, Platform};
 use crate::trace::{Phase, TensorKind, Trace};
 
 /// Index of a tensor in [`Trace::tensors`] (and in every per-tensor vector of the crate).
@@ -85,6 +85,9 @@ pub struct Workload {
     pub min_budget_bytes: u64,
     /// The op that needs [`Workload::min_budget_bytes`].
     pub min_budget_op: usize,
+    /// The engine per tensor (Eq. 2's B_CE and the latency it adds), indexed like `tensors`:
+    /// the platform's constant engine unless [`Workload::set_engine_timing`] replaced it.
+    pub engine_timing: Vec<EngineTiming>,
 }
 
 impl Workload {
@@ -220,6 +223,7 @@ impl Workload {
                 (min_budget_bytes, min_budget_op) = (need, i);
             }
         }
+        let n_tensors = tensors.len();
         Workload {
             platform: platform.clone(),
             ops,
@@ -233,7 +237,20 @@ impl Workload {
             peak_bytes,
             min_budget_bytes,
             min_budget_op,
+            engine_timing: vec![platform.engine_timing(); n_tensors],
         }
+    }
+
+    /// Replaces the engine of every tensor with `timing(tensor)` (e.g. what a cycle-accurate run
+    /// of the engine sustains on a transfer of its size).
+    pub fn set_engine_timing(&mut self, timing: impl Fn(&TensorInfo) -> EngineTiming) {
+        self.engine_timing = self.tensors.iter().map(timing).collect();
+    }
+
+    /// Eq. 2 occupancy of tensor `t` when `wire_bytes` go on the link, with its engine
+    /// ([`Platform::transfer_ns_with`]).
+    pub fn transfer_ns(&self, t: TensorIdx, wire_bytes: u64) -> f64 {
+        self.platform.transfer_ns_with(self.tensors[t].bytes, wire_bytes, self.engine_timing[t])
     }
 
     /// Iteration time with unlimited memory, ns.

@@ -4,7 +4,7 @@
 //! no plan where one was required, or the engine disagreeing with the golden codec); 2 bad
 //! command line.
 
-use crate::engine_backend::Fidelity;
+use crate::engine_backend::{Fidelity, SimulatorChoice};
 use crate::measure::Precision;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -81,9 +81,12 @@ pub struct EvalArgs {
     /// Print the report as JSON (and no progress bars).
     #[arg(long)]
     pub json: bool,
-    /// Engine fidelity for the engine figures: `sampled` (default) streams every k-th chunk through the rust-hdl lane.
-    #[arg(long, value_enum, default_value = "sampled")]
-    pub fidelity: Fidelity,
+    /// Engine fidelity for the engine figures (default: `cycle` when Verilator is on PATH, else `sampled` on the rust-hdl simulation).
+    #[arg(long, value_enum)]
+    pub fidelity: Option<Fidelity>,
+    /// Simulator of the hardware for `cycle` and `sampled`.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub simulator: SimulatorChoice,
     /// k of `sampled`: every k-th chunk of each tensor cycle by cycle (default: chosen so about 256 chunks run on the lane).
     #[arg(long)]
     pub sample_every: Option<usize>,
@@ -326,13 +329,16 @@ pub struct StreamArgs {
     /// Precision: bf16 converts F32 tensors (RNE) and codes them with 16-bit symbols.
     #[arg(long, value_enum, default_value = "bf16")]
     pub precision: PrecisionArg,
-    /// Engine fidelity.
+    /// Engine fidelity: `cycle` every chunk both ways through the hardware, `sampled` every k-th, `model` none (size and latency models).
     #[arg(long, value_enum, default_value = "cycle")]
     pub fidelity: Fidelity,
+    /// Simulator of the hardware: `auto` = Verilator (exported pz_d2h_lane / pz_h2d_lane, built on first use and cached) when on PATH, else rust-hdl.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub simulator: SimulatorChoice,
     /// k of `sampled`.
     #[arg(long, default_value_t = 8)]
     pub sample_every: usize,
-    /// Seed of random output backpressure (0: output always ready).
+    /// Seed of random backpressure (0: none): d2h write port, h2d descriptor/beat/write ports held off about one cycle in four.
     #[arg(long, default_value_t = 0)]
     pub backpressure_seed: u32,
     /// Engine clock in GHz (default: docs/area/*.delay.json, else docs/AREA.md's 86 MHz).

@@ -6,6 +6,7 @@ use crate::dump::Dump;
 use crate::eval::{self, ABLATION_BUDGET};
 use crate::grid::{self, GridResult, GridSpec, find_mean};
 use crate::measure::Precision;
+use crate::engine_backend::{Fidelity, Simulator};
 use crate::policies::Row;
 use crate::{clock, container_cmd, figures, inputs, peers, policies, ratios, report, stream, tensors, vcd_out};
 use anyhow::{Context, Result, ensure};
@@ -121,7 +122,7 @@ fn plan_cmd(a: &PlanArgs) -> Result<()> {
     ensure!(a.budget > 0.0 && a.budget <= 1.0, "--budget {}: must be a fraction in (0, 1]", a.budget);
     let dirs = grid::model_dirs(&a.data, std::slice::from_ref(&a.model))?;
     let models = grid::load_models(&dirs)?;
-    let prep = grid::prepare(&models[0], &platform);
+    let prep = grid::prepare(&models[0], &platform, None);
     let w = &prep.workload;
     let c = &prep.compressions[&row];
     let budget = w.budget_for_fraction(a.budget);
@@ -225,7 +226,7 @@ fn sweep_cmd(a: &SweepArgs) -> Result<()> {
     }
     let shard = a.shard.as_deref().map(grid::parse_shard).transpose()?;
     let (models, names) = load(&a.data)?;
-    let spec = GridSpec { models: names, platforms, policies: a.policies.clone(), budgets: a.budgets.clone() };
+    let spec = GridSpec { models: names, platforms, policies: a.policies.clone(), budgets: a.budgets.clone(), engine: None };
     let g = grid::run_grid(&models, &spec, shard, a.data.json)?;
     write_grid(&g, &a.out_json, &a.out_csv)?;
     if a.data.json { print_json(&g) } else { Ok(print!("{}", grid_summary(&g))) }
@@ -284,7 +285,7 @@ fn predict_cmd(a: &PredictArgs) -> Result<()> {
 
 fn sensitivity_cmd(a: &SensitivityArgs) -> Result<()> {
     let (models, names) = load(&a.data)?;
-    let spec = GridSpec { models: names, platforms: eval::fig6_platforms(&a.links, &a.engines), policies: vec!["bw".into(), "planezip".into()], budgets: vec![a.budget] };
+    let spec = GridSpec { models: names, platforms: eval::fig6_platforms(&a.links, &a.engines), policies: vec!["bw".into(), "planezip".into()], budgets: vec![a.budget], engine: None };
     let g = grid::run_grid(&models, &spec, None, a.data.json)?;
     let means = grid::means(&g, |_| true);
     if a.data.json {
@@ -308,6 +309,7 @@ fn ablation_cmd(a: &AblationArgs) -> Result<()> {
         platforms: vec![planner::platform::Platform::a(), planner::platform::Platform::b()],
         policies: rows.iter().map(|r| grid::row_name(*r).to_owned()).collect(),
         budgets: vec![a.budget],
+        engine: None,
     };
     let g = grid::run_grid(&models, &spec, None, a.data.json)?;
     let means = grid::means(&g, |_| true);
@@ -352,7 +354,8 @@ fn stream_cmd(a: &StreamArgs) -> Result<()> {
         }
         None => None,
     };
-    let r = stream::run(&tensors, &indices, input_tensors, shard, a.fidelity, a.sample_every, a.backpressure_seed, &clock, a.json)?;
+    let sim = if a.fidelity == Fidelity::Model { Simulator::RustHdl } else { Simulator::resolve(a.simulator)? };
+    let r = stream::run(&tensors, &indices, input_tensors, shard, a.fidelity, a.sample_every, a.backpressure_seed, &sim, &clock, a.json)?;
     if let Some(p) = &a.out_json {
         write_atomic(p, serde_json::to_string_pretty(&r)?.as_bytes())?;
     }

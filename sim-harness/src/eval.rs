@@ -14,7 +14,9 @@
 use crate::clock::{self, EngineClock};
 use crate::cli::EvalArgs;
 use crate::dump::Dump;
-use crate::engine_backend::{self, CHUNK_BYTES, Fidelity, LANE_BEAT_BYTES, LANES_PER_DIRECTION};
+use crate::engine_backend::cycle::CycleBackend;
+use crate::engine_backend::model::{d2h_cycles, h2d_model_cycles};
+use crate::engine_backend::{CHUNK_BYTES, EngineBackend, Fidelity, LANE_BEAT_BYTES, LANES_PER_DIRECTION, MeasuredEngine, Simulator, SimulatorChoice, busiest_lane_bytes, d2h_model_cycles, hw};
 use crate::grid::{self, CellMean, GridResult, GridSpec, find_mean};
 use crate::inputs::{NamedTensor, dtype_label};
 use crate::measure::{self, CODECS, CODES, ModelIteration, PLANEZIP, Precision, geomean, is_paper_model};
@@ -188,16 +190,24 @@ pub struct EngineSummary {
     pub d2h_peak_gbps: f64,
     /// What the engine sustains on the saved activations of the training traces (the paper's
     /// five models, BF16 sizes), each a transfer: Σ bytes / Σ latency-model time, GB/s. The
-    /// planner's engine throughput for the "measured engine" tables.
+    /// device-to-host latency model's figure.
     pub d2h_training_gbps: f64,
+    /// The same through the measured engine of both directions (the slower one per tensor), GB/s:
+    /// what the "measured engine" tables give the planner, on average.
+    pub engine_training_gbps: f64,
     /// Sustained device-to-host throughput over the streamed (sampled, small) tensors, GB/s.
     pub d2h_sustained_gbps: f64,
-    /// Host to device, in words (no decompressor hardware yet).
-    pub h2d: String,
-    /// Latency per transfer size: (bytes, cycles, ns) by the latency model.
+    /// Sustained host-to-device throughput over the streamed tensors, GB/s.
+    pub h2d_sustained_gbps: f64,
+    /// The engine the "measured engine" tables give the planner, per tensor.
+    pub measured: MeasuredEngine,
+    /// Fidelity that ran and why (`cycle` when Verilator is present, else `sampled`).
+    pub fidelity: Fidelity,
+    /// Device-to-host latency per transfer size: (bytes, cycles, ns) by the latency model.
     pub latency: Vec<(usize, u64, f64)>,
-    /// Cycle-accurate check of the latency model: (bytes, model cycles, simulated cycles).
-    pub latency_check: Vec<(usize, u64, u64)>,
+    /// The latency models against the hardware on real data, one transfer each:
+    /// (bytes, d2h model cycles, d2h simulated cycles, h2d model cycles, h2d simulated cycles).
+    pub latency_check: Vec<(usize, u64, u64, u64, u64)>,
     /// The stream run (backend, blocks by code, mismatches, simulation speed).
     pub stream: StreamReport,
 }
@@ -365,34 +375,74 @@ pub fn dump_tensors(dumps: &[Dump], k: usize) -> Result<Vec<NamedTensor>> {
     Ok(out)
 }
 
-/// Engine figures: streams iteration 0 (BF16) through the backend and checks it.
+/// The fidelity and simulator of the engine figures: as asked, else the fastest bit-exact choice
+/// present: `cycle` on Verilator when it is on PATH (and not `--simulator rust-hdl`), else
+/// `sampled` on the rust-hdl simulation.
+pub fn engine_choice(fidelity: Option<Fidelity>, simulator: SimulatorChoice) -> Result<(Fidelity, Simulator)> {
+    let verilator = match simulator {
+        SimulatorChoice::Auto => hw::verilator_on_path(),
+        SimulatorChoice::Verilator => true,
+        SimulatorChoice::RustHdl => false,
+    };
+    let fidelity = fidelity.unwrap_or(if verilator { Fidelity::Cycle } else { Fidelity::Sampled });
+    let sim = if fidelity == Fidelity::Model { Simulator::RustHdl } else { Simulator::resolve(simulator)? };
+    Ok((fidelity, sim))
+}
+
+/// Engine figures: streams iteration 0 (BF16) out and back through the backend and checks it.
 pub fn engine_summary(dumps: &[Dump], args: &EvalArgs, clock: EngineClock, quiet: bool) -> Result<EngineSummary> {
     let tensors = dump_tensors(dumps, 0)?;
     let chunks: usize = tensors.iter().map(|t| t.bytes.len().div_ceil(CHUNK_BYTES)).sum();
     let every = args.sample_every.unwrap_or((chunks / DEFAULT_SAMPLED_CHUNKS).max(1));
     let indices: Vec<usize> = (0..tensors.len()).collect();
-    let report = stream::run(&tensors, &indices, tensors.len(), None, args.fidelity, every, 0, &clock, quiet)?;
+    let (fidelity, sim) = engine_choice(args.fidelity, args.simulator)?;
+    let report = stream::run(&tensors, &indices, tensors.len(), None, fidelity, every, 0, &sim, &clock, quiet)?;
     stream::check(&report)?;
-    // The latency model against the cycle-accurate lane on real data (one transfer each).
+    // The latency models against the hardware on real data (one transfer each).
     let probe = tensors.iter().max_by_key(|t| t.bytes.len()).context("no tensors to stream")?;
-    let mut cycle = engine_backend::backend(Fidelity::Cycle, 1, 0);
+    let mut hardware = CycleBackend::new(sim, 0);
     let mut latency_check = Vec::new();
-    for size in [4096usize, 3 * 4096] {
-        let n = size.min(probe.bytes.len());
-        let out = cycle.compress(&probe.bytes[..n], probe.width)?;
-        latency_check.push((n, engine_backend::model_cycles(n), out.cycles));
+    for size in [CHUNK_BYTES, 3 * CHUNK_BYTES] {
+        let d = &probe.bytes[..size.min(probe.bytes.len())];
+        let out = hardware.round_trip(d, probe.width)?;
+        latency_check.push((d.len(), d2h_cycles(d, probe.width), out.cycles, h2d_model_cycles(d, probe.width), out.h2d_cycles));
     }
+    // The host-to-device lane's rate: Σ busiest-lane bytes / Σ cycles over the streamed tensors.
+    let h2d_cycles: u64 = report.tensors.iter().map(|t| t.h2d_cycles).sum();
+    let h2d_lane_bytes: usize = report.tensors.iter().map(|t| busiest_lane_bytes(t.raw_bytes)).sum();
+    let measured = MeasuredEngine { clock_mhz: clock.mhz, h2d_lane_bytes_per_cycle: h2d_lane_bytes as f64 / h2d_cycles.max(1) as f64 };
     let bytes_per_cycle = (LANES_PER_DIRECTION * LANE_BEAT_BYTES) as f64;
     Ok(EngineSummary {
         d2h_peak_gbps: clock.gbps(bytes_per_cycle),
         d2h_training_gbps: training_gbps(dumps, &clock),
+        engine_training_gbps: training_engine_gbps(dumps, &measured),
+        measured,
         d2h_sustained_gbps: report.total.engine_gb_per_s,
-        h2d: "not simulated: no decompressor lane in hardware yet (arrives with pz_h2d_lane); the planner assumes the D2H figure".into(),
-        latency: LATENCY_SIZES.iter().map(|&b| (b, engine_backend::model_cycles(b), clock.ns(engine_backend::model_cycles(b)))).collect(),
+        h2d_sustained_gbps: report.total.h2d_engine_gb_per_s,
+        fidelity,
+        latency: LATENCY_SIZES.iter().map(|&b| (b, d2h_model_cycles(b, &[]), clock.ns(d2h_model_cycles(b, &[])))).collect(),
         latency_check,
         stream: report,
         clock,
     })
+}
+
+/// Σ bytes / Σ engine time over every saved activation of the paper's models' training traces
+/// (all models if none is present), BF16 sizes, each a transfer through `engine` (the slower
+/// direction, fill and drain included), GB/s: the measured engine's average as the planner sees it.
+pub fn training_engine_gbps(dumps: &[Dump], engine: &MeasuredEngine) -> f64 {
+    let any_paper = dumps.iter().any(|d| is_paper_model(&d.metadata.model));
+    let b = Platform::b();
+    let (mut bytes, mut ns) = (0.0f64, 0.0f64);
+    for d in dumps.iter().filter(|d| !any_paper || is_paper_model(&d.metadata.model)) {
+        for t in d.train_trace.tensors.iter().filter(|t| t.kind == planner::trace::TensorKind::SavedActivation) {
+            let m = b.scaled_bytes(t.bytes, t.dtype) as usize;
+            let e = engine.timing(m);
+            bytes += m as f64;
+            ns += m as f64 / e.gb_per_s + e.latency_ns;
+        }
+    }
+    if ns == 0.0 { 0.0 } else { bytes / ns }
 }
 
 /// Σ bytes / Σ latency-model time over every saved activation of the paper's models' training
@@ -405,7 +455,7 @@ pub fn training_gbps(dumps: &[Dump], clock: &EngineClock) -> f64 {
         for t in d.train_trace.tensors.iter().filter(|t| t.kind == planner::trace::TensorKind::SavedActivation) {
             let m = b.scaled_bytes(t.bytes, t.dtype) as usize;
             bytes += m as f64;
-            ns += clock.ns(engine_backend::model_cycles(m));
+            ns += clock.ns(d2h_model_cycles(m, &[]));
         }
     }
     if ns == 0.0 { 0.0 } else { bytes / ns }
@@ -446,14 +496,15 @@ pub fn evaluate(args: &EvalArgs) -> Result<Evaluation> {
     if let Some(p) = &args.platform {
         platforms.push(Platform::load(p)?);
     }
-    let fig4_spec = GridSpec { models: model_names.clone(), platforms: platforms.clone(), policies: names(&Row::MAIN), budgets: FIG4_BUDGETS.to_vec() };
+    let fig4_spec = GridSpec { models: model_names.clone(), platforms: platforms.clone(), policies: names(&Row::MAIN), budgets: FIG4_BUDGETS.to_vec(), engine: None };
     let fig4 = grid::run_grid(&models, &fig4_spec, None, quiet)?;
-    let measured: Vec<Platform> = platforms.iter().map(|p| with_engine(p, engine.d2h_training_gbps, p.link_gb_per_s, format!("{} (measured engine)", p.name))).collect();
-    let measured_spec = GridSpec { models: model_names.clone(), platforms: measured, policies: names(&[Row::Bw, Row::BwZvc, Row::PlaneZip]), budgets: FIG4_BUDGETS.to_vec() };
+    // The platforms' constant is only the label here: each tensor gets the measured engine.
+    let measured: Vec<Platform> = platforms.iter().map(|p| with_engine(p, engine.engine_training_gbps, p.link_gb_per_s, format!("{} (measured engine)", p.name))).collect();
+    let measured_spec = GridSpec { models: model_names.clone(), platforms: measured, policies: names(&[Row::Bw, Row::BwZvc, Row::PlaneZip]), budgets: FIG4_BUDGETS.to_vec(), engine: Some(engine.measured) };
     let fig4_measured_engine = grid::run_grid(&models, &measured_spec, None, quiet)?;
-    let fig5_spec = GridSpec { models: model_names.clone(), platforms: vec![Platform::a(), Platform::b()], policies: names(&Row::ABLATIONS), budgets: vec![ABLATION_BUDGET] };
+    let fig5_spec = GridSpec { models: model_names.clone(), platforms: vec![Platform::a(), Platform::b()], policies: names(&Row::ABLATIONS), budgets: vec![ABLATION_BUDGET], engine: None };
     let fig5 = grid::run_grid(&models, &fig5_spec, None, quiet)?;
-    let fig6_spec = GridSpec { models: model_names, platforms: fig6_platforms(&FIG6_LINKS_GBPS, &FIG6_ENGINES_GBPS), policies: names(&[Row::Bw, Row::PlaneZip]), budgets: vec![MID_BUDGET] };
+    let fig6_spec = GridSpec { models: model_names, platforms: fig6_platforms(&FIG6_LINKS_GBPS, &FIG6_ENGINES_GBPS), policies: names(&[Row::Bw, Row::PlaneZip]), budgets: vec![MID_BUDGET], engine: None };
     let fig6 = grid::run_grid(&models, &fig6_spec, None, quiet)?;
 
     // Means "over the paper's five" fall back to all models when none of the five is present.
@@ -558,22 +609,23 @@ pub fn render(e: &Evaluation) -> String {
     let _ = writeln!(w, "backend: {}", en.stream.backend);
     let _ = writeln!(w, "clock: {:.1} MHz ({})", en.clock.mhz, en.clock.source);
     let _ = writeln!(w, "device to host: {} lanes x {} B/cycle = {:.2} GB/s peak at the clock", LANES_PER_DIRECTION, LANE_BEAT_BYTES, en.d2h_peak_gbps);
-    let _ = writeln!(w, "  sustained {:.2} GB/s on the training traces' saved activations (each one transfer, BF16 sizes; used as the measured engine below)", en.d2h_training_gbps);
+    let _ = writeln!(w, "  sustained {:.2} GB/s on the training traces' saved activations (each one transfer, BF16 sizes, latency model)", en.d2h_training_gbps);
     let _ = writeln!(w, "  sustained {:.2} GB/s over the {} streamed dump tensors ({:.1} MB BF16 of sampled chunks, iteration 0; small transfers, latency-bound)", en.d2h_sustained_gbps, st.tensors, st.raw_bytes as f64 / 1e6);
-    let _ = writeln!(w, "host to device: {}", en.h2d);
+    let _ = writeln!(w, "host to device: sustained {:.2} GB/s over the same streamed tensors (pz_h2d_lane fed the images pz_d2h_lane wrote)", en.h2d_sustained_gbps);
+    let _ = writeln!(w, "  one lane sustained {:.2} B/cycle over them; the training traces' saved activations through the slower direction per tensor: {:.2} GB/s (the measured engine below)", en.measured.h2d_lane_bytes_per_cycle, en.engine_training_gbps);
     let _ = writeln!(w, "paper's assumption (Table II): {PAPER_ENGINE_GBPS} GB/s per direction; paper's estimate for two lanes at 1.5 GHz: 96 GB/s");
-    let _ = writeln!(w, "latency per transfer (latency model, first beat in to last block out):");
+    let _ = writeln!(w, "device-to-host latency per transfer (latency model, first beat in to last write out, no raw chunks):");
     for (b, c, ns) in &en.latency {
         let _ = writeln!(w, "  {:>10} B: {:>8} cycles = {:>12.1} ns", b, c, ns);
     }
-    for (b, m, c) in &en.latency_check {
-        let _ = writeln!(w, "  check on the cycle-accurate lane, {b} B of real data: model {m} cycles, simulated {c} cycles");
+    for (b, dm, dc, hm, hc) in &en.latency_check {
+        let _ = writeln!(w, "  check on the hardware, {b} B of real data: device to host model {dm} / simulated {dc} cycles; host to device model {hm} / simulated {hc} cycles");
     }
     let n: u64 = st.blocks_by_tag.iter().sum();
-    let _ = writeln!(w, "blocks by code: {}", CODES.iter().zip(st.blocks_by_tag).map(|(c, k)| format!("{c} {:.1} %", 100.0 * k as f64 / n.max(1) as f64)).collect::<Vec<_>>().join(", "));
-    let _ = writeln!(w, "checked against the golden codec: {} of {} chunks simulated cycle by cycle, {} size mismatches, {} round-trip mismatches", st.hardware_chunks, st.chunks, st.size_mismatches, st.roundtrip_mismatches);
+    let _ = writeln!(w, "blocks by code (size model): {}", CODES.iter().zip(st.blocks_by_tag).map(|(c, k)| format!("{c} {:.1} %", 100.0 * k as f64 / n.max(1) as f64)).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(w, "checked against the golden codec: {} of {} chunks simulated both ways cycle by cycle, {} size mismatches, {} round-trip mismatches", st.hardware_chunks, st.chunks, st.size_mismatches, st.roundtrip_mismatches);
     if st.simulated_seconds > 0.0 {
-        let _ = writeln!(w, "simulation speed: {:.0} simulated cycles/s per core of CPU time ({:.3} MB/s per core), rust-hdl event simulation (goal 1 M: not reached)", st.simulated_cycles_per_s, st.simulated_mb_per_s);
+        let _ = writeln!(w, "simulation speed: {:.0} simulated cycles/s per core of simulation-loop time ({:.3} MB/s round trip per core; goal 1 M cycles/s)", st.simulated_cycles_per_s, st.simulated_mb_per_s);
     }
 
     let platforms: Vec<String> = e.fig4.spec.platforms.iter().map(|p| p.name.clone()).collect();
@@ -592,7 +644,7 @@ pub fn render(e: &Evaluation) -> String {
     let mplat: Vec<String> = e.fig4_measured_engine.spec.platforms.iter().map(|p| p.name.clone()).collect();
     render_grid_means(
         w,
-        &format!("Fig. 4 with the measured engine ({:.2} GB/s per direction at {:.1} MHz): mean overhead (%), paper's five models", en.d2h_training_gbps, en.clock.mhz),
+        &format!("Fig. 4 with the measured engine (per tensor: its rate and latency at {:.1} MHz, {:.2} GB/s on average): mean overhead (%), paper's five models", en.clock.mhz, en.engine_training_gbps),
         &e.fig4_measured_means,
         &mplat,
         &e.fig4_measured_engine.spec.policies,

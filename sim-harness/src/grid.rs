@@ -8,6 +8,7 @@
 //! together into exactly the unsharded result.
 
 use crate::dump::Dump;
+use crate::engine_backend::MeasuredEngine;
 use crate::policies::{Row, Tables, measure_iteration, row_compressions};
 use crate::progress;
 use anyhow::{Context, Result, bail, ensure};
@@ -128,10 +129,14 @@ pub struct Prepared {
 }
 
 /// Builds the workload and row sizes of `m` on `platform` (FP32 platforms use the FP32 tables,
-/// BF16 platforms the BF16 ones).
-pub fn prepare(m: &ModelTables, platform: &Platform) -> Prepared {
+/// BF16 platforms the BF16 ones); with `engine`, every tensor's Eq. 2 engine is what that engine
+/// takes for a transfer of its size instead of the platform's constant.
+pub fn prepare(m: &ModelTables, platform: &Platform, engine: Option<&MeasuredEngine>) -> Prepared {
     let trace = &m.dump.train_trace;
-    let w = Workload::new(trace, platform);
+    let mut w = Workload::new(trace, platform);
+    if let Some(e) = engine {
+        w.set_engine_timing(|t| e.timing(t.bytes as usize));
+    }
     let (k, k1) = (&m.plan, &m.transfer);
     let compressions = match platform.precision {
         Precision::Fp32 => row_compressions(trace, &w, (&k.a_zvc, &k1.a_zvc), (&k.a_planezip, &k1.a_planezip), (&k.a_planezip, &k1.a_planezip)),
@@ -153,6 +158,9 @@ pub struct GridSpec {
     pub policies: Vec<String>,
     /// Budgets as fractions of the unlimited peak, in case order.
     pub budgets: Vec<f64>,
+    /// The measured engine per tensor instead of the platforms' constant `engine_gb_per_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<MeasuredEngine>,
 }
 
 impl GridSpec {
@@ -251,7 +259,7 @@ pub fn run_grid(models: &[ModelTables], spec: &GridSpec, shard: Option<[usize; 2
         .par_iter()
         .map(|&(m, p)| {
             let tables = by_name.get(spec.models[m].as_str()).with_context(|| format!("model {} not loaded", spec.models[m]))?;
-            Ok(((m, p), prepare(tables, &spec.platforms[p])))
+            Ok(((m, p), prepare(tables, &spec.platforms[p], spec.engine.as_ref())))
         })
         .collect::<Result<_>>()?;
     let bar = progress::bar(cases.len() as u64, "simulating policies", quiet);
@@ -440,6 +448,7 @@ mod tests {
             platforms: vec![Platform::a(), Platform::b()],
             policies: vec!["bw".into(), "planezip".into(), "dte".into()],
             budgets: vec![0.3, 0.5],
+            engine: None,
         };
         assert_eq!(spec.cases(), 24);
         assert_eq!(spec.case(0), (0, 0, 0, 0));

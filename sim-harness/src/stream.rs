@@ -1,10 +1,12 @@
-//! `stream`: tensors through an [`EngineBackend`], every chunk that came from the hardware checked
-//! against the golden codec: its wire bytes against the golden size model (Σ over chunks of
-//! 2 + header, FORMAT.md §8) and its bits decoded by the golden decoder back to the input. Any
-//! mismatch fails the run.
+//! `stream`: tensors out and back through an [`EngineBackend`], every chunk that came from the
+//! hardware checked against the golden codec: its wire bytes (the extent of the device-to-host
+//! unit's image and the count its `done` reported) against the golden size model (Σ over chunks of
+//! 2 + header, FORMAT.md §8); its image decoded by the golden decoder, and the bytes the
+//! host-to-device lane wrote back, against the input. Any mismatch fails the run.
 
 use crate::clock::EngineClock;
-use crate::engine_backend::{EngineBackend, Fidelity, backend};
+use crate::engine_backend::model::model_chunk;
+use crate::engine_backend::{EngineBackend, Fidelity, Simulator, backend};
 use crate::inputs::NamedTensor;
 use crate::progress;
 use crate::ratios::measure;
@@ -38,10 +40,14 @@ pub struct TensorStream {
     pub hardware_chunks: usize,
     /// Blocks per chosen code (ZVC, DBX, BX, ZBX, raw).
     pub blocks_by_tag: [u64; 5],
-    /// Engine cycles of the transfer (first beat in to last block out).
+    /// Device to host: engine cycles of the transfer (first beat in to last write out).
     pub cycles: u64,
     /// The same at the engine clock, ns.
     pub ns: f64,
+    /// Host to device: engine cycles of the transfer (first beat in to last write out).
+    pub h2d_cycles: u64,
+    /// The same at the engine clock, ns.
+    pub h2d_ns: f64,
     /// Hardware chunks whose wire bytes differ from the golden size model.
     pub size_mismatches: usize,
     /// Hardware chunks whose bits do not decode back to the input.
@@ -90,8 +96,10 @@ pub struct Totals {
     pub hardware_chunks: usize,
     /// Blocks by code.
     pub blocks_by_tag: [u64; 5],
-    /// Engine cycles, summed over transfers.
+    /// Device-to-host engine cycles, summed over transfers.
     pub cycles: u64,
+    /// Host-to-device engine cycles, summed over transfers.
+    pub h2d_cycles: u64,
     /// Size mismatches.
     pub size_mismatches: usize,
     /// Round-trip mismatches.
@@ -104,27 +112,31 @@ pub struct Totals {
     pub simulated_cycles_per_s: f64,
     /// Raw MB (10^6 B) per second of simulation time through the hardware model (per core).
     pub simulated_mb_per_s: f64,
-    /// Sustained engine throughput: raw bytes / (cycles at the clock), GB/s.
+    /// Sustained device-to-host throughput: raw bytes / (cycles at the clock), GB/s.
     pub engine_gb_per_s: f64,
+    /// Sustained host-to-device throughput: raw bytes / (h2d cycles at the clock), GB/s.
+    pub h2d_engine_gb_per_s: f64,
 }
 
-/// Streams one tensor and checks it.
+/// Streams one tensor out and back and checks it.
 pub fn stream_one(b: &mut dyn EngineBackend, index: usize, t: &NamedTensor, clock: &EngineClock) -> Result<TensorStream> {
     b.begin_transfer(index);
-    let out = b.compress(&t.bytes, t.width)?;
+    let out = b.round_trip(&t.bytes, t.width)?;
     let golden = measure(&t.bytes, t.width).0.planezip;
     let (mut size_bad, mut rt_bad, mut hw, mut tags) = (0, 0, 0, [0u64; 5]);
     for (c, chunk) in out.chunks.iter().enumerate() {
-        for (a, x) in tags.iter_mut().zip(chunk.blocks_by_tag) {
+        let raw = &t.bytes[c * engine::golden::CHUNK_BYTES..][..chunk.raw_bytes];
+        // The hardware does not report its tags: those come from the size model.
+        let by_tag = chunk.blocks_by_tag.or_else(|| model_chunk(raw, t.width).blocks_by_tag).unwrap_or_default();
+        for (a, x) in tags.iter_mut().zip(by_tag) {
             *a += x;
         }
         let Some(bits) = &chunk.stream else { continue };
         hw += 1;
-        let raw = &t.bytes[c * engine::golden::CHUNK_BYTES..][..chunk.raw_bytes];
-        if chunk.wire_bytes != measure(raw, t.width).0.planezip || bits.len() != chunk.wire_bytes {
+        if chunk.wire_bytes != measure(raw, t.width).0.planezip || bits.len() != chunk.wire_bytes || chunk.reported_wire_bytes.is_some_and(|r| r != chunk.wire_bytes) {
             size_bad += 1;
         }
-        if decode_stream(bits, raw.len(), t.width).ok().as_deref() != Some(raw) {
+        if decode_stream(bits, raw.len(), t.width).ok().as_deref() != Some(raw) || chunk.restored.as_deref().is_some_and(|r| r != raw) {
             rt_bad += 1;
         }
     }
@@ -142,6 +154,8 @@ pub fn stream_one(b: &mut dyn EngineBackend, index: usize, t: &NamedTensor, cloc
         blocks_by_tag: tags,
         cycles: out.cycles,
         ns: clock.ns(out.cycles),
+        h2d_cycles: out.h2d_cycles,
+        h2d_ns: clock.ns(out.h2d_cycles),
         size_mismatches: size_bad,
         roundtrip_mismatches: rt_bad,
         simulated_cycles: out.simulated_cycles,
@@ -161,16 +175,17 @@ pub fn run(
     fidelity: Fidelity,
     sample_every: usize,
     backpressure_seed: u32,
+    sim: &Simulator,
     clock: &EngineClock,
     quiet: bool,
 ) -> Result<StreamReport> {
     let bar = progress::bar(tensors.len() as u64, "streaming tensors", quiet);
-    let describe = backend(fidelity, sample_every, backpressure_seed).describe();
+    let describe = backend(fidelity, sample_every, backpressure_seed, sim).describe();
     let rows: Vec<TensorStream> = tensors
         .par_iter()
         .zip(indices)
         .map_init(
-            || backend(fidelity, sample_every, backpressure_seed),
+            || backend(fidelity, sample_every, backpressure_seed, sim),
             |b, (t, &i)| {
                 let r = stream_one(b.as_mut(), i, t, clock);
                 bar.inc(1);
@@ -196,18 +211,23 @@ pub fn summarize(rows: &[TensorStream], clock_mhz: f64) -> Totals {
             *a += x;
         }
         s.cycles += r.cycles;
+        s.h2d_cycles += r.h2d_cycles;
         s.size_mismatches += r.size_mismatches;
         s.roundtrip_mismatches += r.roundtrip_mismatches;
         s.simulated_cycles += r.simulated_cycles;
         s.simulated_seconds += r.simulated_seconds;
     }
-    let hw_bytes: usize = rows.iter().map(|r| r.hardware_chunks * engine::golden::CHUNK_BYTES).sum();
+    // Raw bytes through the hardware: every byte when every chunk went, else whole chunks.
+    let hw_bytes: usize = rows.iter().map(|r| if r.hardware_chunks == r.chunks { r.raw_bytes } else { (r.hardware_chunks * engine::golden::CHUNK_BYTES).min(r.raw_bytes) }).sum();
     if s.simulated_seconds > 0.0 {
         s.simulated_cycles_per_s = s.simulated_cycles as f64 / s.simulated_seconds;
         s.simulated_mb_per_s = hw_bytes as f64 / 1e6 / s.simulated_seconds;
     }
     if s.cycles > 0 {
         s.engine_gb_per_s = s.raw_bytes as f64 / (s.cycles as f64 * 1e3 / clock_mhz);
+    }
+    if s.h2d_cycles > 0 {
+        s.h2d_engine_gb_per_s = s.raw_bytes as f64 / (s.h2d_cycles as f64 * 1e3 / clock_mhz);
     }
     s
 }
@@ -261,25 +281,27 @@ pub fn render(r: &StreamReport, per_tensor: bool) -> String {
     let t = &r.total;
     let _ = writeln!(s, "Engine backend: {}", r.backend);
     let _ = writeln!(s, "Engine clock: {:.1} MHz ({})", r.clock_mhz, r.clock_source);
-    let _ = writeln!(s, "Direction: device to host (compressor lanes). Host to device: no decompressor hardware yet (pz_h2d_lane); round trip checked with the golden decoder.");
+    let _ = writeln!(s, "Directions: device to host through pz_d2h_lane (wire bytes = its image and its done count), host to device through pz_h2d_lane fed that image; both checked against the golden codec");
     if per_tensor {
-        let _ = writeln!(s, "\n{:<18} {:<12} {:>6} {:>12} {:>12} {:>8} {:>7} {:>10} {:>12} {:>5} {:>5}", "model", "tensor", "dtype", "raw B", "wire B", "ratio", "hw/ch", "cycles", "ns", "size!", "rt!");
+        let _ = writeln!(s, "\n{:<18} {:<12} {:>6} {:>12} {:>12} {:>8} {:>7} {:>10} {:>12} {:>10} {:>12} {:>5} {:>5}", "model", "tensor", "dtype", "raw B", "wire B", "ratio", "hw/ch", "d2h cyc", "d2h ns", "h2d cyc", "h2d ns", "size!", "rt!");
         for x in &r.tensors {
             let _ = writeln!(
                 s,
-                "{:<18} {:<12} {:>6} {:>12} {:>12} {:>7.3}x {:>3}/{:<3} {:>10} {:>12.0} {:>5} {:>5}",
-                x.model, x.name, x.dtype, x.raw_bytes, x.wire_bytes, x.raw_bytes as f64 / x.wire_bytes.max(1) as f64, x.hardware_chunks, x.chunks, x.cycles, x.ns, x.size_mismatches, x.roundtrip_mismatches
+                "{:<18} {:<12} {:>6} {:>12} {:>12} {:>7.3}x {:>3}/{:<3} {:>10} {:>12.0} {:>10} {:>12.0} {:>5} {:>5}",
+                x.model, x.name, x.dtype, x.raw_bytes, x.wire_bytes, x.raw_bytes as f64 / x.wire_bytes.max(1) as f64, x.hardware_chunks, x.chunks, x.cycles, x.ns, x.h2d_cycles, x.h2d_ns, x.size_mismatches, x.roundtrip_mismatches
             );
         }
     }
     let n: u64 = t.blocks_by_tag.iter().sum();
     let _ = writeln!(s, "\n{} tensors, {} raw bytes -> {} wire bytes ({:.3}x; golden size model: {} bytes)", t.tensors, t.raw_bytes, t.wire_bytes, t.raw_bytes as f64 / t.wire_bytes.max(1) as f64, t.golden_wire_bytes);
-    let _ = writeln!(s, "chunks: {} of {} simulated cycle by cycle; blocks by code: {}", t.hardware_chunks, t.chunks,
+    let _ = writeln!(s, "chunks: {} of {} simulated cycle by cycle both ways; blocks by code (size model): {}", t.hardware_chunks, t.chunks,
         crate::measure::CODES.iter().zip(t.blocks_by_tag).map(|(c, k)| format!("{c} {k} ({:.1} %)", 100.0 * k as f64 / n.max(1) as f64)).collect::<Vec<_>>().join(", "));
     let _ = writeln!(s, "size mismatches: {}, round-trip mismatches: {}", t.size_mismatches, t.roundtrip_mismatches);
-    let _ = writeln!(s, "engine: {} cycles over all transfers = {:.1} us at {:.1} MHz; sustained {:.2} GB/s per direction ({} lanes)", t.cycles, r.clock_mhz.recip() * t.cycles as f64, r.clock_mhz, t.engine_gb_per_s, crate::engine_backend::LANES_PER_DIRECTION);
+    let lanes = crate::engine_backend::LANES_PER_DIRECTION;
+    let _ = writeln!(s, "engine, device to host: {} cycles over all transfers = {:.1} us at {:.1} MHz; sustained {:.2} GB/s ({lanes} lanes)", t.cycles, r.clock_mhz.recip() * t.cycles as f64, r.clock_mhz, t.engine_gb_per_s);
+    let _ = writeln!(s, "engine, host to device: {} cycles over all transfers = {:.1} us at {:.1} MHz; sustained {:.2} GB/s ({lanes} lanes)", t.h2d_cycles, r.clock_mhz.recip() * t.h2d_cycles as f64, r.clock_mhz, t.h2d_engine_gb_per_s);
     if t.simulated_seconds > 0.0 {
-        let _ = writeln!(s, "simulation: {} cycles in {:.2} CPU s = {:.0} simulated cycles/s per core, {:.3} MB/s per core", t.simulated_cycles, t.simulated_seconds, t.simulated_cycles_per_s, t.simulated_mb_per_s);
+        let _ = writeln!(s, "simulation: {} cycles (all lanes, both directions) in {:.2} s of simulation loops = {:.0} simulated cycles/s per core, {:.3} MB/s (raw, round trip) per core", t.simulated_cycles, t.simulated_seconds, t.simulated_cycles_per_s, t.simulated_mb_per_s);
     }
     s
 }

@@ -47,7 +47,7 @@ pub(crate) struct Estimate<'a> {
 impl<'a> Estimate<'a> {
     /// Keeps everything; `plan_wire[t]` are the sizes the plan assumes on the link.
     pub fn new(w: &'a Workload, plan_wire: &[u64], label: &str, instant_swap_out: bool) -> Self {
-        let transfer_ns = w.tensors.iter().zip(plan_wire).map(|(t, &wire)| w.platform.transfer_ns(t.bytes, wire)).collect();
+        let transfer_ns = plan_wire.iter().enumerate().map(|(t, &wire)| w.transfer_ns(t, wire)).collect();
         Estimate { w, plan: Plan::keep_all(w, label), transfer_ns, release: vec![0; w.tensors.len()], swap_done_ns: vec![0.0; w.tensors.len()], swaps_by_queue_op: Vec::new(), swaps_by_use: Vec::new(), dirty_from: 0, changes: 0, scheduled: vec![false; w.tensors.len()], instant_swap_out,
             replay_cache: RefCell::new(vec![None; w.tensors.len()]),
             replay_watchers: RefCell::new(vec![Vec::new(); w.tensors.len()]),

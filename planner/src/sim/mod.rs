@@ -396,7 +396,7 @@ impl<'a> Sim<'a> {
     /// Eq. 2 occupancy of tensor `t` and the bytes it puts on the link.
     fn transfer(&self, t: TensorIdx) -> (f64, u64) {
         let raw = self.w.tensors[t].bytes;
-        let x = self.w.platform.transfer_ns(raw, self.wire[t]);
+        let x = self.w.transfer_ns(t, self.wire[t]);
         let bypass = x >= raw as f64 / self.w.platform.link_bytes_per_ns();
         (x, if bypass { raw } else { self.wire[t] })
     }

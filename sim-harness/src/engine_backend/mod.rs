@@ -1,22 +1,22 @@
 //! The engine behind one interface, at three fidelities (`--fidelity model|sampled|cycle`):
 //!
-//! * [`cycle::CycleBackend`]: the compressor lane's rust-hdl simulation ([`engine::hw::LaneSim`]),
-//!   every block beat by beat (32 B per cycle), two lanes per direction, optional random output
-//!   backpressure; the blocks' bits are packed into FORMAT.md §7 chunks by the software packer
-//!   below (the hardware packer arrives with `pz_d2h_lane`).
-//! * [`model::ModelBackend`]: the golden size model for the bytes and the lane's published
-//!   latency model (`docs/HARDWARE.md`: one block every [`CYCLES_PER_BLOCK`] cycles, first output
-//!   [`LATENCY_CYCLES`] after the first beat) for the time.
+//! * [`cycle::CycleBackend`]: every chunk through the hardware in both directions, cycle by cycle,
+//!   two lanes per direction ([`hw`]): device to host through `pz_d2h_lane` (compressor lane and
+//!   its chunk packer; the compressed bytes are the host-memory image its addressed writes build,
+//!   the wire bytes the count its `done` reports), host to device through `pz_h2d_lane` fed that
+//!   image. The simulator is Verilator on the exported Verilog when `verilator` is on PATH, else
+//!   the rust-hdl simulation (`--simulator`).
+//! * [`model::ModelBackend`]: the golden size model for the bytes and the published latency
+//!   models for the time: [`d2h_model_cycles`] (docs/HARDWARE.md, the device-to-host unit) and
+//!   `engine::hw::h2d_latency_cycles` (the host-to-device lane).
 //! * [`sampled::SampledBackend`]: every k-th chunk through the cycle backend, the rest through the
-//!   model.
+//!   model; time from the latency models.
 //!
-//! This module and [`cycle`] never call `engine::golden`: the golden codec is what the stream
-//! checker holds the hardware to (a test scans these sources). Only the
-//! host-to-device direction's [`EngineBackend::decompress`] is missing in hardware: no
-//! decompressor lane exists before `pz_h2d_lane`; it plugs in there, and until then backends
-//! answer `None` and the checker decodes with the golden decoder.
+//! This module, [`cycle`] and [`hw`] never call `engine::golden`: the golden codec is what the
+//! stream checker holds the hardware to (a test scans these sources).
 
 pub mod cycle;
+pub mod hw;
 pub mod model;
 pub mod sampled;
 
@@ -25,6 +25,7 @@ use engine::golden::SymbolWidth;
 use serde::{Deserialize, Serialize};
 
 pub use engine::hw::compressor_lane::{CYCLES_PER_BLOCK, LATENCY_CYCLES};
+pub use hw::{Simulator, SimulatorChoice};
 
 /// Bytes of a block (FORMAT.md §4).
 pub const BLOCK_BYTES: usize = 128;
@@ -43,11 +44,12 @@ pub const LANE_BEAT_BYTES: usize = 32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Fidelity {
-    /// Golden size model + published latency model.
+    /// Golden size model + published latency models (no simulation).
     Model,
-    /// Every k-th chunk cycle by cycle on the rust-hdl lane, the rest by the model.
+    /// Every k-th chunk both ways through the hardware (Verilator or rust-hdl), the rest by the
+    /// size model; time by the latency models.
     Sampled,
-    /// Every block cycle by cycle on the rust-hdl lane.
+    /// Every chunk both ways through the hardware (Verilator or rust-hdl), cycle by cycle.
     Cycle,
 }
 
@@ -56,24 +58,31 @@ pub enum Fidelity {
 pub struct ChunkOut {
     /// Raw bytes of the chunk (4096, or fewer for a tensor's last chunk).
     pub raw_bytes: usize,
-    /// Wire bytes: 2 + header (FORMAT.md §8).
+    /// Wire bytes: 2 + header (FORMAT.md §8); from the hardware, the extent of its image.
     pub wire_bytes: usize,
-    /// The chunk's bytes on the wire (header + body) when it came from the hardware.
+    /// Wire bytes the device-to-host unit's `done` reported (hardware chunks).
+    pub reported_wire_bytes: Option<usize>,
+    /// The chunk's bytes on the wire (header + body) as the hardware wrote them.
     pub stream: Option<Vec<u8>>,
-    /// Blocks per chosen code (ZVC, DBX, BX, ZBX, raw).
-    pub blocks_by_tag: [u64; 5],
+    /// The bytes the host-to-device lane wrote back from [`Self::stream`].
+    pub restored: Option<Vec<u8>>,
+    /// Blocks per chosen code (ZVC, DBX, BX, ZBX, raw) where the backend knows them (the size
+    /// model; the hardware does not report its tags).
+    pub blocks_by_tag: Option<[u64; 5]>,
 }
 
-/// One transfer (device to host) through the engine.
+/// One transfer through the engine: out (device to host) and back (host to device).
 #[derive(Clone, Debug, Default)]
 pub struct TransferOut {
     /// Chunks in order.
     pub chunks: Vec<ChunkOut>,
-    /// Engine cycles from the first beat in to the last block out (busiest lane).
+    /// Device to host: engine cycles from the first beat in to the last write out (busiest lane).
     pub cycles: u64,
-    /// Cycles simulated by the hardware model, summed over lanes.
+    /// Host to device: the same.
+    pub h2d_cycles: u64,
+    /// Cycles simulated by the hardware model, summed over lanes and directions.
     pub simulated_cycles: u64,
-    /// CPU seconds (this thread) spent in the hardware simulation.
+    /// Seconds spent in the hardware simulation (CPU time of the simulation loops).
     pub simulated_seconds: f64,
 }
 
@@ -87,51 +96,102 @@ impl TransferOut {
 /// An engine at some fidelity. A backend holds its simulation state, so it is `&mut`; run one
 /// per thread.
 pub trait EngineBackend {
-    /// What ran (for reports): e.g. `rust-hdl lane simulation, every block`.
+    /// What ran (for reports).
     fn describe(&self) -> String;
     /// Announces the next transfer's position in the run's input, so that what a backend samples
     /// does not depend on the order in which threads take transfers (nor on `--shard`).
     fn begin_transfer(&mut self, _index: usize) {}
-    /// Compresses one transfer of `data` with `width` symbols (device to host).
-    fn compress(&mut self, data: &[u8], width: SymbolWidth) -> Result<TransferOut>;
-    /// Decompresses one transfer (host to device): `None` while no decompressor hardware exists
-    /// (arrives with `pz_h2d_lane`).
-    fn decompress(&mut self, _stream: &[u8], _raw_bytes: usize, _width: SymbolWidth) -> Result<Option<(Vec<u8>, u64)>> {
-        Ok(None)
-    }
+    /// Moves one transfer of `data` with `width` symbols out to the host and back.
+    fn round_trip(&mut self, data: &[u8], width: SymbolWidth) -> Result<TransferOut>;
 }
 
-/// Builds a backend. `sample_every` is k of `sampled`; `backpressure_seed` 0 keeps the output
-/// always ready, otherwise a xorshift32 from that seed drops `out_ready` about one cycle in four.
-pub fn backend(fidelity: Fidelity, sample_every: usize, backpressure_seed: u32) -> Box<dyn EngineBackend> {
+/// Builds a backend. `sample_every` is k of `sampled`; `backpressure_seed` 0 keeps every port
+/// free, otherwise an xorshift32 from that seed holds ports off about one cycle in four.
+pub fn backend(fidelity: Fidelity, sample_every: usize, backpressure_seed: u32, sim: &Simulator) -> Box<dyn EngineBackend> {
     match fidelity {
         Fidelity::Model => Box::new(model::ModelBackend),
-        Fidelity::Cycle => Box::new(cycle::CycleBackend::new(backpressure_seed)),
-        Fidelity::Sampled => Box::new(sampled::SampledBackend::new(sample_every.max(1), backpressure_seed)),
+        Fidelity::Cycle => Box::new(cycle::CycleBackend::new(sim.clone(), backpressure_seed)),
+        Fidelity::Sampled => Box::new(sampled::SampledBackend::new(sample_every.max(1), cycle::CycleBackend::new(sim.clone(), backpressure_seed))),
     }
 }
 
-/// Published latency model of one transfer of `blocks` blocks: chunks alternate between the
-/// [`LANES_PER_DIRECTION`] lanes; a lane takes a block every [`CYCLES_PER_BLOCK`] cycles and
-/// delivers it [`LATENCY_CYCLES`] after its first beat.
-pub fn model_cycles(raw_bytes: usize) -> u64 {
+/// Cycles the device-to-host unit adds in front of the lane: its input skid buffer
+/// (docs/HARDWARE.md, "added latency (unit, in front of the lane)").
+pub const D2H_SKID_CYCLES: u64 = 1;
+/// Cycles from the last block leaving the lane to the chunk's last write (its header) being
+/// taken: funnel, flush write, header write (docs/HARDWARE.md, "added latency (packer)").
+pub const D2H_PACKER_TAIL_CYCLES: u64 = 4;
+/// Cycles a raw chunk adds: its blocks are replayed as raw bytes, one 32-byte write per
+/// 4-cycle block slot each (docs/HARDWARE.md, "raw chunk, time").
+pub const D2H_RAW_REPLAY_CYCLES_PER_BLOCK: u64 = 4;
+
+/// The device-to-host unit's latency model for one transfer of `raw_bytes` bytes (first beat
+/// taken → last write taken, inclusive, no backpressure): its chunks alternate between the
+/// [`LANES_PER_DIRECTION`] units; a unit takes a block every [`CYCLES_PER_BLOCK`] cycles, the
+/// lane delivers it [`LATENCY_CYCLES`] after its first beat, behind [`D2H_SKID_CYCLES`], and the
+/// packer's last write follows [`D2H_PACKER_TAIL_CYCLES`] later; `raw_chunks[c]` (if given) marks
+/// chunk `c` stored raw, which adds its replay. Chunk-boundary stalls of dense data (0.1–0.2 %)
+/// are not modelled.
+pub fn d2h_model_cycles(raw_bytes: usize, raw_chunks: &[bool]) -> u64 {
     if raw_bytes == 0 {
         return 0;
     }
-    let busiest = busiest_lane_blocks(raw_bytes) as u64;
-    (busiest - 1) * CYCLES_PER_BLOCK + LATENCY_CYCLES + 1
+    let mut lanes = [0u64; LANES_PER_DIRECTION];
+    for (c, start) in (0..raw_bytes).step_by(CHUNK_BYTES).enumerate() {
+        let blocks = (raw_bytes - start).min(CHUNK_BYTES).div_ceil(BLOCK_BYTES) as u64;
+        let replay = if raw_chunks.get(c).copied().unwrap_or(false) { D2H_RAW_REPLAY_CYCLES_PER_BLOCK * blocks } else { 0 };
+        lanes[c % LANES_PER_DIRECTION] += blocks * CYCLES_PER_BLOCK + replay;
+    }
+    let busiest = lanes.into_iter().max().unwrap_or(0);
+    busiest - CYCLES_PER_BLOCK + D2H_SKID_CYCLES + LATENCY_CYCLES + D2H_PACKER_TAIL_CYCLES + 1
 }
 
-/// Blocks on the busiest lane when a transfer's chunks alternate between the lanes.
-pub fn busiest_lane_blocks(raw_bytes: usize) -> usize {
+/// Bytes on the busiest lane when a transfer's chunks alternate between the lanes.
+pub fn busiest_lane_bytes(raw_bytes: usize) -> usize {
     let mut lanes = [0usize; LANES_PER_DIRECTION];
     for (c, start) in (0..raw_bytes).step_by(CHUNK_BYTES).enumerate() {
-        lanes[c % LANES_PER_DIRECTION] += (raw_bytes - start).min(CHUNK_BYTES).div_ceil(BLOCK_BYTES);
+        lanes[c % LANES_PER_DIRECTION] += (raw_bytes - start).min(CHUNK_BYTES);
     }
     lanes.into_iter().max().unwrap_or(0)
 }
 
-/// MSB-first bit packer of a chunk body: the software stand-in for the hardware packer.
+/// Device-to-host cycles that do not scale with the transfer (pipeline fill and drain): the
+/// latency of [`d2h_model_cycles`] beyond one block interval per block.
+pub const D2H_FIXED_CYCLES: u64 = D2H_SKID_CYCLES + LATENCY_CYCLES + D2H_PACKER_TAIL_CYCLES + 1 - CYCLES_PER_BLOCK;
+
+/// The engine the planner sees in the "measured engine" tables: per tensor of `m` bytes, the
+/// slower direction of the device-to-host latency model ([`d2h_model_cycles`], no raw chunks) and
+/// the host-to-device lane at the rate it sustained in the run (busiest lane's bytes per cycle,
+/// plus its pipeline), at the engine clock. The planner has one occupancy per tensor for both
+/// directions, so the slower one is used.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredEngine {
+    /// Engine clock, MHz.
+    pub clock_mhz: f64,
+    /// Host-to-device bytes per cycle of one lane, as measured on the streamed tensors.
+    pub h2d_lane_bytes_per_cycle: f64,
+}
+
+impl MeasuredEngine {
+    /// Cycles of a transfer of `m` bytes: (total, fixed part that does not scale with `m`).
+    pub fn cycles(&self, m: usize) -> (f64, f64) {
+        let d2h = d2h_model_cycles(m, &[]) as f64;
+        let pipeline = engine::hw::h2d_driver::PIPELINE_CYCLES as f64;
+        let h2d = busiest_lane_bytes(m) as f64 / self.h2d_lane_bytes_per_cycle + pipeline;
+        if d2h >= h2d { (d2h, D2H_FIXED_CYCLES as f64) } else { (h2d, pipeline) }
+    }
+
+    /// The planner's engine for a tensor of `m` bytes: its sustained rate (the scaling part) and
+    /// the fixed part as latency.
+    pub fn timing(&self, m: usize) -> planner::platform::EngineTiming {
+        let ns_per_cycle = 1e3 / self.clock_mhz;
+        let (total, fixed) = self.cycles(m.max(1));
+        planner::platform::EngineTiming { gb_per_s: m.max(1) as f64 / ((total - fixed) * ns_per_cycle), latency_ns: fixed * ns_per_cycle }
+    }
+}
+
+/// MSB-first bit packer of a chunk body, for the VCD's view of one lane's blocks as chunks
+/// ([`crate::vcd_out`]); the streamed data goes through the hardware packer of `pz_d2h_lane`.
 #[derive(Default)]
 pub struct ChunkPacker {
     bytes: Vec<u8>,
@@ -179,14 +239,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn latency_model_of_hand_counted_transfers() {
-        // One block: first beat at cycle 0, encoding out at cycle 10, so 11 cycles counted.
-        assert_eq!(model_cycles(BLOCK_BYTES), LATENCY_CYCLES + 1);
-        // Two chunks: one per lane, 32 blocks each: 31 * 4 + 10 + 1.
-        assert_eq!(model_cycles(2 * CHUNK_BYTES), 31 * CYCLES_PER_BLOCK + LATENCY_CYCLES + 1);
-        // Three chunks: lane 0 has two (64 blocks).
-        assert_eq!(busiest_lane_blocks(3 * CHUNK_BYTES), 64);
-        assert_eq!(busiest_lane_blocks(CHUNK_BYTES + 1), 32);
+    fn d2h_latency_model_of_hand_counted_transfers() {
+        // Two blocks (FORMAT.md example E, docs/HARDWARE.md): first beat in cycle 0, the last
+        // block leaves the lane in cycle 18, the header write is taken in cycle 22: 23 cycles.
+        assert_eq!(d2h_model_cycles(2 * BLOCK_BYTES, &[]), 23);
+        // Two chunks, one per lane, 32 blocks each: 31 * 4 + 1 + 13 + 4 + 1.
+        assert_eq!(d2h_model_cycles(2 * CHUNK_BYTES, &[]), 143);
+        // Three chunks: lane 0 has two (64 blocks); a partial fourth chunk of 1 byte goes to lane 1.
+        assert_eq!(d2h_model_cycles(3 * CHUNK_BYTES, &[]), 63 * 4 + 19);
+        assert_eq!(d2h_model_cycles(3 * CHUNK_BYTES + 1, &[]), 63 * 4 + 19);
+        // Chunk 1 raw: lane 1 replays its 32 blocks, 4 cycles each, and becomes the busiest.
+        assert_eq!(d2h_model_cycles(2 * CHUNK_BYTES, &[false, true]), 63 * 4 + 19);
+        assert_eq!(d2h_model_cycles(0, &[]), 0);
+    }
+
+    #[test]
+    fn measured_engine_splits_the_latency_model_into_rate_and_latency() {
+        // 100 MHz (10 ns a cycle), h2d lanes at 16 B/cycle: 2 chunks = one 4 KB chunk per lane.
+        let e = MeasuredEngine { clock_mhz: 100.0, h2d_lane_bytes_per_cycle: 16.0 };
+        // d2h: 143 cycles (the hand count above); h2d: 4096 / 16 + 4 = 260: h2d is slower.
+        assert_eq!(e.cycles(2 * CHUNK_BYTES), (260.0, 4.0));
+        let t = e.timing(2 * CHUNK_BYTES);
+        assert!((t.latency_ns - 40.0).abs() < 1e-9);
+        // 8192 B in 256 cycles = 2,560 ns: 3.2 GB/s.
+        assert!((t.gb_per_s - 3.2).abs() < 1e-9, "{}", t.gb_per_s);
+        // A fast h2d lane leaves d2h the slower: 143 cycles, 15 of them fixed.
+        let fast = MeasuredEngine { clock_mhz: 100.0, h2d_lane_bytes_per_cycle: 1000.0 };
+        assert_eq!(fast.cycles(2 * CHUNK_BYTES), (143.0, 15.0));
+        assert_eq!(busiest_lane_bytes(3 * CHUNK_BYTES + 5), 2 * CHUNK_BYTES);
     }
 
     #[test]

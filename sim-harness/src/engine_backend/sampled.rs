@@ -1,16 +1,14 @@
 //! `sampled` fidelity: chunk c of transfer i (its position in the run's input, from
-//! [`EngineBackend::begin_transfer`]) goes through the rust-hdl lanes when (i + c) mod k = 0, so
-//! a run of many one-chunk tensors is sampled too and the choice is the same however the run is
-//! split over threads or shards; the
-//! rest through the size model; the transfer's time from the latency model (the lane's timing
-//! does not depend on the data, which `cycle` runs and the default run's check confirm).
+//! [`EngineBackend::begin_transfer`]) goes both ways through the hardware ([`CycleBackend`]) when
+//! (i + c) mod k = 0, so a run of many one-chunk tensors is sampled too and the choice is the same
+//! however the run is split over threads or shards; the rest through the size model; the
+//! transfer's time from the latency models (which `cycle` runs check against the hardware).
 
 use super::cycle::CycleBackend;
-use super::model::model_chunk;
-use super::{CHUNK_BYTES, EngineBackend, TransferOut, model_cycles};
+use super::model::{d2h_cycles, h2d_model_cycles, model_chunk};
+use super::{CHUNK_BYTES, EngineBackend, TransferOut};
 use anyhow::Result;
 use engine::golden::SymbolWidth;
-use cpu_time::ThreadTime;
 
 /// Cycle-accurate on a sample of the chunks.
 pub struct SampledBackend {
@@ -21,28 +19,31 @@ pub struct SampledBackend {
 }
 
 impl SampledBackend {
-    /// Simulates chunk c of transfer i cycle by cycle when (i + c) mod `every` = 0.
-    pub fn new(every: usize, backpressure_seed: u32) -> Self {
-        SampledBackend { every, seen: 0, cycle: CycleBackend::new(backpressure_seed) }
+    /// Simulates chunk c of transfer i on `cycle` when (i + c) mod `every` = 0.
+    pub fn new(every: usize, cycle: CycleBackend) -> Self {
+        SampledBackend { every, seen: 0, cycle }
     }
 }
 
 impl EngineBackend for SampledBackend {
     fn describe(&self) -> String {
-        format!("sampled: 1 chunk in {} cycle by cycle on the rust-hdl lane simulation, the rest by the size model; time by the latency model", self.every)
+        format!("sampled: 1 chunk in {} both ways through the hardware on {}, the rest by the size model; time by the latency models", self.every, self.cycle.simulator().describe())
     }
 
     fn begin_transfer(&mut self, index: usize) {
         self.seen = index;
     }
 
-    fn compress(&mut self, data: &[u8], width: SymbolWidth) -> Result<TransferOut> {
+    fn round_trip(&mut self, data: &[u8], width: SymbolWidth) -> Result<TransferOut> {
         let n = data.len().div_ceil(CHUNK_BYTES);
         let picked: Vec<usize> = (0..n).filter(|c| (self.seen + c) % self.every == 0).collect();
         self.seen += n;
-        let t = ThreadTime::now();
-        let (hw, _, simulated) = if picked.is_empty() { (Vec::new(), 0, 0) } else { self.cycle.run_chunks(data, &picked, width)? };
-        let seconds = t.elapsed().as_secs_f64();
+        let (hw, simulated_cycles, simulated_seconds) = if picked.is_empty() {
+            (Vec::new(), 0, 0.0)
+        } else {
+            let r = self.cycle.run_chunks(data, &picked, width)?;
+            (r.chunks, r.simulated_cycles, r.simulated_seconds)
+        };
         let mut hw = hw.into_iter().peekable();
         let chunks = data
             .chunks(CHUNK_BYTES)
@@ -52,6 +53,6 @@ impl EngineBackend for SampledBackend {
                 _ => model_chunk(bytes, width),
             })
             .collect();
-        Ok(TransferOut { chunks, cycles: model_cycles(data.len()), simulated_cycles: simulated, simulated_seconds: seconds })
+        Ok(TransferOut { chunks, cycles: d2h_cycles(data, width), h2d_cycles: h2d_model_cycles(data, width), simulated_cycles, simulated_seconds })
     }
 }
