@@ -9,7 +9,7 @@
 //! decompressor lane") draws it.
 //!
 //! # Ports
-//! * Descriptor (valid/ready): `desc_id` (echoed on writes, errors and `done`), `desc_w16`
+//! * Descriptor (valid/ready): `desc_id` (echoed on writes), `desc_w16`
 //!   (16-bit symbols; else 32-bit), `desc_raw_bytes` (the transfer's original size in bytes).
 //! * Stream beats (valid/ready): `in_data[k]` = little-endian bytes `4k … 4k+3` of the beat,
 //!   `in_bytes` = valid bytes of the beat (any of 0–32: beats may be partial anywhere, the
@@ -17,9 +17,9 @@
 //! * Writes (valid/ready): `out_addr` (byte address within the destination, a multiple of 32),
 //!   `out_data[k]` (little-endian words), `out_strb` (bit `i` = byte `i` is written), `out_id`,
 //!   `out_last` (the write holding the transfer's final byte).
-//! * `done` / `done_id`: one-cycle pulse after the transfer's last write has been taken (also for
+//! * `done`: one-cycle pulse after the transfer's last write has been taken (also for
 //!   a transfer that ended in an error, after its error pulse).
-//! * `err_valid` / `err_class` / `err_id` / `err_chunk`: one-cycle pulse naming the first §9
+//! * `err_valid` / `err_class` / `err_chunk`: one-cycle pulse naming the first §9
 //!   condition of the transfer ([`H2dErrorClass`](super::h2d_driver::H2dErrorClass) numbering)
 //!   and the index of the chunk it lies in (for trailing bytes: the number of chunks).
 //!
@@ -88,14 +88,10 @@ pub struct ChunkDecoder {
     pub out_last: Signal<Out, Bit> = d(),
     /// One-cycle pulse: the transfer is finished (its last write taken, its error reported).
     pub done: Signal<Out, Bit> = d(),
-    /// Transfer id of `done`.
-    pub done_id: Signal<Out, Bits<8>> = d(),
     /// One-cycle pulse: the transfer's stream is malformed.
     pub err_valid: Signal<Out, Bit> = d(),
     /// FORMAT.md §9 condition (`H2dErrorClass` numbering, 1–11).
     pub err_class: Signal<Out, Bits<4>> = d(),
-    /// Transfer id of the error.
-    pub err_id: Signal<Out, Bits<8>> = d(),
     /// Index of the chunk the error lies in (trailing bytes: the number of chunks).
     pub err_chunk: Signal<Out, Bits<20>> = d(),
     rebuild: BlockRebuild = d(),
@@ -196,10 +192,8 @@ pub struct ChunkDecoder {
     desc_ready_q: DFF<Bit> = d(),
     in_ready_q: DFF<Bit> = d(),
     done_q: DFF<Bit> = d(),
-    done_id_q: DFF<Bits<8>> = d(),
     err_q: DFF<Bit> = d(),
     err_class_q: DFF<Bits<4>> = d(),
-    err_id_q: DFF<Bits<8>> = d(),
     err_chunk_q: DFF<Bits<20>> = d(),
     st_n: Signal<Local, Bits<4>> = d(),
     take: Signal<Local, Bits<10>> = d(),
@@ -396,8 +390,7 @@ impl Logic for ChunkDecoder {
             self, clock, st, fill, ended, t_id, t_w16, raw_left, chunk, addr, cbytes_left, body_left, tag, g_l, g_p,
             g_q, rem, above_hi, above_lo, pidx, nzc, mask_hi, mask_lo, base, rcnt, e_class, rb_valid, rb_addr,
             rb_keep, rb_last, rb_id, job_valid, job_addr, job_keep, job_last, job_id, job_beat, o_valid, o_addr,
-            o_strb, o_id, o_last, desc_ready_q, in_ready_q, done_q, done_id_q, err_q, err_class_q, err_id_q,
-            err_chunk_q
+            o_strb, o_id, o_last, desc_ready_q, in_ready_q, done_q, err_q, err_class_q, err_chunk_q
         );
         for i in 0..24 {
             self.win[i].clock.next = self.clock.val();
@@ -1342,7 +1335,6 @@ impl Logic for ChunkDecoder {
         } else if self.st.q.val() == self.s_finish.val() {
             if !self.rb_valid.q.val() & !self.job_valid.q.val() & !self.o_valid.q.val() {
                 self.done_q.d.next = true;
-                self.done_id_q.d.next = self.t_id.q.val();
                 self.st_n.next = self.s_idle.val();
             }
         }
@@ -1356,7 +1348,6 @@ impl Logic for ChunkDecoder {
             self.take.next = bits::<10>(0);
             self.err_q.d.next = true;
             self.err_class_q.d.next = self.report_class.val();
-            self.err_id_q.d.next = self.t_id.q.val();
             self.err_chunk_q.d.next = self.chunk.q.val();
             self.st_n.next = self.s_drain.val();
         }
@@ -1578,10 +1569,8 @@ impl Logic for ChunkDecoder {
         self.out_id.next = self.o_id.q.val();
         self.out_last.next = self.o_last.q.val();
         self.done.next = self.done_q.q.val();
-        self.done_id.next = self.done_id_q.q.val();
         self.err_valid.next = self.err_q.q.val();
         self.err_class.next = self.err_class_q.q.val();
-        self.err_id.next = self.err_id_q.q.val();
         self.err_chunk.next = self.err_chunk_q.q.val();
     }
 }

@@ -144,6 +144,7 @@ pub struct DecompressorLane {
     c_done: [DFF<Bit>; CONTEXTS] = arr(),
     c_err: [DFF<Bit>; CONTEXTS] = arr(),
     c_cls: [DFF<Bits<4>>; CONTEXTS] = arr(),
+    c_echunk: [DFF<Bits<20>>; CONTEXTS] = arr(),
     c_chunk: [DFF<Bits<20>>; CONTEXTS] = arr(),
     c_final: [DFF<Bit>; CONTEXTS] = arr(),
     rr: DFF<Bits<2>>,
@@ -164,7 +165,7 @@ pub struct DecompressorLane {
     st_n: Signal<Local, Bits<3>>,
     avail0: Signal<Local, Bits<7>>,
     avail: Signal<Local, Bits<7>>,
-    view: [Signal<Local, Bits<32>>; 17] = arr(),
+    view: [Signal<Local, Bits<32>>; 16] = arr(),
     pw: [Signal<Local, Bits<32>>; 9] = arr(),
     piece: [Signal<Local, Bits<32>>; 8] = arr(),
     pq: Signal<Local, Bits<3>>,
@@ -190,7 +191,7 @@ pub struct DecompressorLane {
     ret_cls: Signal<Local, Bits<4>>,
     ret_chunk: Signal<Local, Bits<20>>,
     ovec: Signal<Local, Bits<8>>,
-    osh: Signal<Local, Bits<8>>,
+    osh: Signal<Local, Bits<3>>,
     gsel: Signal<Local, Bits<2>>,
     take: Signal<Local, Bit>,
     out_free: Signal<Local, Bit>,
@@ -227,6 +228,8 @@ impl Logic for DecompressorLane {
             self.c_err[c].d.next = self.c_err[c].q.val();
             self.c_cls[c].clock.next = self.clock.val();
             self.c_cls[c].d.next = self.c_cls[c].q.val();
+            self.c_echunk[c].clock.next = self.clock.val();
+            self.c_echunk[c].d.next = self.c_echunk[c].q.val();
             self.c_chunk[c].clock.next = self.clock.val();
             self.c_chunk[c].d.next = self.c_chunk[c].q.val();
             self.c_final[c].clock.next = self.clock.val();
@@ -247,13 +250,12 @@ impl Logic for DecompressorLane {
             self.view[k].next = self.ib0[k].q.val();
             self.view[k + 8].next = self.ib1[k].q.val();
         }
-        self.view[16].next = bits::<32>(0);
         self.pq.next = bit_cast::<3, 5>(self.off.q.val() >> 2);
         self.rsh.next = bit_cast::<6, 5>(self.off.q.val() & 3) << 3;
         for j in 0..9 {
-            self.pw[j].next = self.view[j].val();
+            self.pw[j].next = bits::<32>(0);
         }
-        for q in 1..8 {
+        for q in 0..8 {
             if self.pq.val() == self.word_ix[q].val() {
                 for j in 0..9 {
                     self.pw[j].next = self.view[q + j].val();
@@ -287,6 +289,7 @@ impl Logic for DecompressorLane {
             if self.$ctx.err_valid.val() {
                 self.c_err[$i].d.next = true;
                 self.c_cls[$i].d.next = self.$ctx.err_class.val();
+                self.c_echunk[$i].d.next = self.$ctx.err_chunk.val();
             }
             if self.c_busy[$i].q.val() {
                 self.busy_any.next = true;
@@ -301,7 +304,8 @@ impl Logic for DecompressorLane {
                 self.retire.next = true;
                 self.ret_err.next = self.c_err[$i].q.val();
                 self.ret_cls.next = self.c_cls[$i].q.val();
-                self.ret_chunk.next = self.c_chunk[$i].q.val();
+                // The context's chunk index (0: it is given one chunk) offset by the chunk's.
+                self.ret_chunk.next = self.c_chunk[$i].q.val() + self.c_echunk[$i].q.val();
                 self.c_busy[$i].d.next = false;
             }
         )*
@@ -503,7 +507,7 @@ impl Logic for DecompressorLane {
         )*
 
         // ---- the write arbiter: round robin from `rr`, one write per cycle
-        self.osh.next = self.ovec.val() >> bit_cast::<3, 2>(self.rr.q.val());
+        self.osh.next = bit_cast::<3, 8>(self.ovec.val() >> bit_cast::<3, 2>(self.rr.q.val()));
         self.gsel.next = self.rr.q.val() + 3;
         if self.osh.val().get_bit(2) {
             self.gsel.next = self.rr.q.val() + 2;
