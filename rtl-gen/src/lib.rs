@@ -89,6 +89,12 @@ pub struct TopManifest {
     pub ports: Vec<Port>,
 }
 
+/// Name of the file list [`generate`] writes for `top` (its Verilog, then its wrapper, one path
+/// per line, relative to the output directory).
+pub fn file_list_name(top: &str) -> String {
+    format!("{top}.f")
+}
+
 /// Name of the ANSI wrapper of `top`.
 pub fn wrapper_name(top: &str) -> String {
     format!("{top}_ansi")
@@ -209,6 +215,8 @@ pub fn generate(out: &Path) -> Result<Vec<TopManifest>> {
         let wrapper_file = format!("{}.v", wrapper_name(spec.name));
         std::fs::write(out.join(&file), &verilog)?;
         std::fs::write(out.join(&wrapper_file), ansi_wrapper(spec.name, &ports))?;
+        // The file list a user's flow reads (`verilator -f`, most simulators and synthesis tools).
+        std::fs::write(out.join(file_list_name(spec.name)), format!("{file}\n{wrapper_file}\n"))?;
         manifest.push(TopManifest {
             top: spec.name.to_string(),
             wrapper: wrapper_name(spec.name),
@@ -315,6 +323,23 @@ pub fn split_modules(verilog: &str, dir: &Path) -> Result<Vec<PathBuf>> {
 /// file under `scratch`. Returns the warnings that are not `WIDTH` (rust-hdl's literal style gives
 /// many WIDTH warnings and nothing else on correct code); errors if Verilator cannot run.
 pub fn lint(dir: &Path, top: &str, scratch: &Path) -> Result<Vec<String>> {
+    Ok(lint_report(dir, top, scratch)?.not_width)
+}
+
+/// Verilator `-Wall` findings of one top, sorted by where they lie.
+#[derive(Clone, Debug, Default)]
+pub struct LintReport {
+    /// Every warning or error in the ANSI wrapper, `WIDTH` included (what a user's design sees).
+    pub wrapper: Vec<String>,
+    /// `WIDTH` warnings inside the top's own modules, counted per module (name, count), in
+    /// descending count.
+    pub internal_width: Vec<(String, usize)>,
+    /// Every warning or error that is not `WIDTH`, wherever it lies.
+    pub not_width: Vec<String>,
+}
+
+/// [`lint`]'s run, with the findings sorted into a [`LintReport`].
+pub fn lint_report(dir: &Path, top: &str, scratch: &Path) -> Result<LintReport> {
     let _ = std::fs::remove_dir_all(scratch);
     let mut files = Vec::new();
     for file in [format!("{top}.v"), format!("{}.v", wrapper_name(top))] {
@@ -327,11 +352,23 @@ pub fn lint(dir: &Path, top: &str, scratch: &Path) -> Result<Vec<String>> {
         .output()
         .context("run verilator (scripts/install-area-tools.sh installs it)")?;
     let log = String::from_utf8_lossy(&out.stderr);
-    let bad: Vec<String> = log
-        .lines()
-        .filter(|l| (l.starts_with("%Warning-") && !l.starts_with("%Warning-WIDTH")) || l.starts_with("%Error"))
-        .map(str::to_string)
-        .collect();
-    ensure!(out.status.success() || !bad.is_empty(), "verilator failed:\n{log}");
-    Ok(bad)
+    let wrapper_file = format!("/{}.v:", wrapper_name(top));
+    let mut report = LintReport::default();
+    let mut per_module = std::collections::BTreeMap::<String, usize>::new();
+    for line in log.lines().filter(|l| l.starts_with("%Warning-") || l.starts_with("%Error")) {
+        if line.contains(&wrapper_file) {
+            report.wrapper.push(line.to_string());
+        }
+        if !line.starts_with("%Warning-WIDTH") {
+            report.not_width.push(line.to_string());
+        } else if !line.contains(&wrapper_file) {
+            // `%Warning-WIDTH: <scratch>/<module>.v:line:col: …`: one file per module.
+            let module = line.split(".v:").next().and_then(|p| p.rsplit('/').next()).unwrap_or("?");
+            *per_module.entry(module.to_string()).or_default() += 1;
+        }
+    }
+    report.internal_width = per_module.into_iter().collect();
+    report.internal_width.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    ensure!(out.status.success() || !report.not_width.is_empty() || !report.wrapper.is_empty(), "verilator failed:\n{log}");
+    Ok(report)
 }

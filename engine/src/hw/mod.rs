@@ -15,15 +15,20 @@
 //!
 //! * [`decompressor_lane::DecompressorLane`] (`pz_h2d_lane`): the host-to-device direction,
 //!   FORMAT.md chunk stream in as 32-byte beats, the original bytes out as addressed writes,
-//!   every FORMAT.md §9 condition on its error output; [`block_rebuild::BlockRebuild`] is its
-//!   rebuild stage and [`h2d_driver::H2dSim`] drives its simulation, with the latency model
-//!   [`h2d_driver::h2d_latency_cycles`].
+//!   every FORMAT.md §9 condition on its error output. Its splitter hands the chunks in turn to
+//!   [`decompressor_lane::CONTEXTS`] decoding contexts ([`chunk_decoder::ChunkDecoder`], each
+//!   behind a [`chunk_fifo::ChunkFifo`]); [`block_rebuild::BlockRebuild`] is a context's
+//!   rebuild stage and [`h2d_driver::H2dSim`] drives its simulation, with the latency models
+//!   [`h2d_driver::h2d_lane_latency_cycles`] (the lane) and [`h2d_driver::h2d_latency_cycles`]
+//!   (one context).
 //!
 //! Microarchitecture, latency and cost drivers: `docs/HARDWARE.md`.
 
 #[macro_use]
 mod hdl_util;
 pub mod block_rebuild;
+pub mod chunk_decoder;
+pub mod chunk_fifo;
 pub mod compactor;
 pub mod compressor_lane;
 pub mod d2h_driver;
@@ -36,7 +41,7 @@ pub mod plane_stats;
 
 pub use compressor_lane::CompressorLane;
 pub use decompressor_lane::DecompressorLane;
-pub use h2d_driver::{H2dSim, h2d_latency_cycles};
+pub use h2d_driver::{H2dSim, h2d_lane_latency_cycles, h2d_latency_cycles};
 pub use lane_driver::{LaneBlock, LaneSim};
 
 /// The shared field builders, for blocks that import them as `super::{arr, constants, d}`.
