@@ -251,14 +251,6 @@ pub struct Flow {
     pub share: bool,
 }
 
-/// Module names declared in Verilog `text`.
-pub fn modules_in(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| l.trim_start().strip_prefix("module "))
-        .map(|r| r.split(['(', ' ', ';']).next().unwrap_or("").to_string())
-        .collect()
-}
-
 /// Block-level sub-modules of `top` to keep as hierarchy: direct children `top$x` (rust-hdl's
 /// naming) that have sub-modules of their own (rust-hdl makes every flop a module of its own;
 /// those are flattened into their parent).
@@ -504,7 +496,7 @@ fn lib_cell(name: &str) -> bool {
 pub fn synthesize(files: &[PathBuf], top: &str, libs: &[Liberty], flow: &Flow, work: &Path) -> Result<Vec<TopArea>> {
     let mut modules = Vec::new();
     for f in files {
-        modules.extend(modules_in(&std::fs::read_to_string(f).with_context(|| format!("read {}", f.display()))?));
+        modules.extend(rtl_gen::module_names(&std::fs::read_to_string(f).with_context(|| format!("read {}", f.display()))?));
     }
     let keep = block_modules(&modules, top);
     std::fs::create_dir_all(work)?;

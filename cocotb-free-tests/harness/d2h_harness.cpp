@@ -16,22 +16,14 @@
 // sampled before the rising edge.
 #include "Vpz_d2h_lane_ansi.h"
 #include "verilated.h"
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
+#include "driver.h"
 #include <cstring>
-#include <vector>
-
-static uint32_t xorshift(uint32_t &x) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; return x; }
 
 int main(int argc, char **argv) {
     uint32_t ready_seed = argc > 1 ? (uint32_t)strtoul(argv[1], nullptr, 10) : 0;
     uint32_t bubble_seed = argc > 2 ? (uint32_t)strtoul(argv[2], nullptr, 10) : 0;
     bool trace = argc > 3 && strcmp(argv[3], "trace") == 0;
-    std::vector<uint32_t> in;
-    uint32_t buf[4096];
-    size_t n;
-    while ((n = fread(buf, 4, 4096, stdin)) > 0) in.insert(in.end(), buf, buf + n);
+    std::vector<uint32_t> in = read_stdin_words();
     std::vector<uint32_t> desc_bytes, desc_ctl;
     std::vector<const uint32_t *> beats;
     for (size_t i = 0; i < in.size();) {
@@ -46,12 +38,11 @@ int main(int argc, char **argv) {
     }
     VerilatedContext ctx;
     Vpz_d2h_lane_ansi top(&ctx);
-    top.clock = 0; top.reset = 1; top.desc_valid = 0; top.beat_valid = 0; top.wr_ready = 1;
-    top.eval(); top.clock = 1; top.eval(); top.clock = 0; top.reset = 0; top.eval();
+    top.desc_valid = 0; top.beat_valid = 0; top.wr_ready = 1;
+    reset_cycle(top);
     size_t next_desc = 0, next_beat = 0, dones = 0;
     uint64_t cycle = 0, limit = 1000 + 60 * (uint64_t)beats.size() + 400 * (uint64_t)desc_bytes.size();
     std::vector<uint32_t> out;
-    out.reserve(1 << 16);
     auto t0 = std::chrono::steady_clock::now();
     while (dones < desc_bytes.size() && cycle < limit) {
         bool offer = bubble_seed == 0 ? true : (xorshift(bubble_seed) & 3) != 0;
@@ -68,32 +59,27 @@ int main(int argc, char **argv) {
         if (bv) for (int k = 0; k < 8; k++) top.beat_data[k] = beats[next_beat][k];
         top.wr_ready = ready;
         top.eval();
-        uint32_t lo = (uint32_t)cycle, hi = (uint32_t)(cycle >> 32);
         if (dv && top.desc_ready) {
             next_desc++;
-            if (trace) { out.push_back(0xDE5C); out.push_back(lo); out.push_back(hi); }
+            if (trace) event(out, 0xDE5C, cycle);
         }
         if (bv && top.beat_ready) {
             next_beat++;
-            if (trace) { out.push_back(0xBEA7); out.push_back(lo); out.push_back(hi); }
+            if (trace) event(out, 0xBEA7, cycle);
         }
         if (top.wr_valid && ready) {
-            out.push_back(0x3717E); out.push_back(lo); out.push_back(hi);
+            event(out, 0x3717E, cycle);
             out.push_back(top.wr_addr); out.push_back(top.wr_be); out.push_back(top.wr_id | (top.wr_last << 8));
             for (int k = 0; k < 8; k++) out.push_back(top.wr_data[k]);
         }
         if (top.done_valid) {
-            out.push_back(0xD0E); out.push_back(lo); out.push_back(hi);
+            event(out, 0xD0E, cycle);
             out.push_back(top.done_id); out.push_back(top.done_wire_bytes);
             dones++;
         }
-        if (out.size() >= (1 << 16)) { fwrite(out.data(), 4, out.size(), stdout); out.clear(); }
-        top.clock = 1; top.eval(); top.clock = 0; top.eval();
+        flush(out, false);
+        tick(top);
         cycle++;
     }
-    fwrite(out.data(), 4, out.size(), stdout);
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fprintf(stderr, "cycles %llu seconds %.6f\n", (unsigned long long)cycle, s);
-    top.final();
-    return dones == desc_bytes.size() ? 0 : 1;
+    return finish(top, out, cycle, t0, dones == desc_bytes.size());
 }

@@ -17,23 +17,11 @@
 // descriptor and beat are offered, outputs are sampled before the rising edge.
 #include "Vpz_h2d_lane_ansi.h"
 #include "verilated.h"
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-static uint32_t xorshift(uint32_t &x) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; return x; }
-
-static void event(std::vector<uint32_t> &out, uint32_t marker, uint64_t cycle) {
-    out.push_back(marker); out.push_back((uint32_t)cycle); out.push_back((uint32_t)(cycle >> 32));
-}
+#include "driver.h"
 
 int main(int argc, char **argv) {
     uint32_t seed = argc > 1 ? (uint32_t)strtoul(argv[1], nullptr, 10) : 0;
-    std::vector<uint32_t> in;
-    uint32_t buf[4096];
-    size_t n;
-    while ((n = fread(buf, 4, 4096, stdin)) > 0) in.insert(in.end(), buf, buf + n);
+    std::vector<uint32_t> in = read_stdin_words();
     if (in.empty()) { fprintf(stderr, "no stimulus\n"); return 2; }
     struct Desc { uint32_t id, w16, raw; };
     std::vector<Desc> descs;
@@ -50,8 +38,8 @@ int main(int argc, char **argv) {
     }
     VerilatedContext ctx;
     Vpz_h2d_lane_ansi top(&ctx);
-    top.clock = 0; top.reset = 1; top.desc_valid = 0; top.in_valid = 0; top.out_ready = 1;
-    top.eval(); top.clock = 1; top.eval(); top.clock = 0; top.reset = 0; top.eval();
+    top.desc_valid = 0; top.in_valid = 0; top.out_ready = 1;
+    reset_cycle(top);
     uint64_t cycle = 0, limit = 1000 + 64 * (uint64_t)beats.size() + 256 * (uint64_t)descs.size();
     size_t next_desc = 0, next_beat = 0, dones = 0;
     std::vector<uint32_t> out;
@@ -88,13 +76,9 @@ int main(int argc, char **argv) {
             out.push_back(top.err_class); out.push_back(top.err_id); out.push_back(top.err_chunk);
         }
         if (top.done) { event(out, 0xD0E, cycle); out.push_back(top.done_id); dones++; }
-        if (out.size() >= 1 << 16) { fwrite(out.data(), 4, out.size(), stdout); out.clear(); }
-        top.clock = 1; top.eval(); top.clock = 0; top.eval();
+        flush(out, false);
+        tick(top);
         cycle++;
     }
-    fwrite(out.data(), 4, out.size(), stdout);
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fprintf(stderr, "cycles %llu seconds %.6f\n", (unsigned long long)cycle, s);
-    top.final();
-    return dones == descs.size() ? 0 : 1;
+    return finish(top, out, cycle, t0, dones == descs.size());
 }

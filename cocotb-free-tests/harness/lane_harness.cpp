@@ -11,21 +11,13 @@
 // offered, outputs are sampled before the rising edge, a beat leaves the queue when taken.
 #include "Vpz_compressor_lane_ansi.h"
 #include "verilated.h"
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
+#include "driver.h"
 #include <cstring>
-#include <vector>
-
-static uint32_t xorshift(uint32_t &x) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; return x; }
 
 int main(int argc, char **argv) {
     uint32_t seed = argc > 1 ? (uint32_t)strtoul(argv[1], nullptr, 10) : 0;
     bool report_beats = argc > 2 && strcmp(argv[2], "beats") == 0;
-    std::vector<uint32_t> in;
-    uint32_t buf[4096];
-    size_t n;
-    while ((n = fread(buf, 4, 4096, stdin)) > 0) in.insert(in.end(), buf, buf + n);
+    std::vector<uint32_t> in = read_stdin_words();
     if (in.size() % 9 != 0) { fprintf(stderr, "stdin is not whole beats\n"); return 2; }
     size_t beats = in.size() / 9, next = 0;
     size_t blocks_expected = 0;
@@ -38,12 +30,11 @@ int main(int argc, char **argv) {
     }
     VerilatedContext ctx;
     Vpz_compressor_lane_ansi top(&ctx);
-    top.clock = 0; top.reset = 1; top.beat_valid = 0; top.out_ready = 1;
-    top.eval(); top.clock = 1; top.eval(); top.clock = 0; top.reset = 0; top.eval();
+    top.beat_valid = 0; top.out_ready = 1;
+    reset_cycle(top);
     uint64_t cycle = 0, taken = 0;
     uint64_t limit = 64 + 40 * (uint64_t)beats;
     std::vector<uint32_t> out;
-    out.reserve(71 * 1024);
     auto t0 = std::chrono::steady_clock::now();
     while (taken < blocks_expected && cycle < limit) {
         bool valid = next < beats;
@@ -63,22 +54,18 @@ int main(int argc, char **argv) {
         top.eval();
         if (valid && top.beat_ready) {
             next++;
-            if (report_beats) { out.push_back(0xBEA7); out.push_back((uint32_t)cycle); out.push_back((uint32_t)(cycle >> 32)); }
+            if (report_beats) event(out, 0xBEA7, cycle);
         }
         if (top.out_valid && ready) {
-            out.push_back(0xB10C); out.push_back((uint32_t)cycle); out.push_back((uint32_t)(cycle >> 32));
+            event(out, 0xB10C, cycle);
             out.push_back(top.out_tag); out.push_back(top.out_len); out.push_back(top.out_id); out.push_back(top.out_last);
             for (int k = 0; k < 32; k++) out.push_back(top.out_payload[k]);
             for (int k = 0; k < 32; k++) out.push_back(top.out_block[k]);
             taken++;
         }
-        if (out.size() >= 71 * 1024) { fwrite(out.data(), 4, out.size(), stdout); out.clear(); }
-        top.clock = 1; top.eval(); top.clock = 0; top.eval();
+        flush(out, false);
+        tick(top);
         cycle++;
     }
-    fwrite(out.data(), 4, out.size(), stdout);
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fprintf(stderr, "cycles %llu seconds %.6f\n", (unsigned long long)cycle, s);
-    top.final();
-    return taken == blocks_expected ? 0 : 1;
+    return finish(top, out, cycle, t0, taken == blocks_expected);
 }

@@ -29,6 +29,9 @@ pub const RTL_DIR: &str = concat!(env!("OUT_DIR"), "/rtl");
 /// The C++ driver of the lane model.
 pub const HARNESS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/lane_harness.cpp");
 
+/// The part every C++ driver shares (stimulus in, records out, reset, clock, summary line).
+pub const HARNESS_COMMON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/driver.h");
+
 /// The C++ driver of the device-to-host unit's model.
 pub const D2H_HARNESS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/d2h_harness.cpp");
 
@@ -52,19 +55,12 @@ pub struct Beat {
 
 /// The beats of one transfer of `bytes` (as `LaneSim::queue_transfer` cuts them).
 pub fn transfer_beats(bytes: &[u8], width: SymbolWidth, id: u8) -> Vec<Beat> {
-    let n = bytes.len().div_ceil(32);
-    (0..n)
-        .map(|b| {
-            let mut words = [0u32; 8];
-            for (k, w) in words.iter_mut().enumerate() {
-                let mut le = [0u8; 4];
-                for (i, byte) in le.iter_mut().enumerate() {
-                    *byte = bytes.get(32 * b + 4 * k + i).copied().unwrap_or(0);
-                }
-                *w = u32::from_le_bytes(le);
-            }
-            Beat { words, last: b + 1 == n, w16: width == SymbolWidth::W16, id, tail_bytes: (bytes.len() % BLOCK_BYTES) as u8 }
-        })
+    let words = engine::hw::beats::beat_words(bytes);
+    let n = words.len();
+    words
+        .into_iter()
+        .enumerate()
+        .map(|(b, words)| Beat { words, last: b + 1 == n, w16: width == SymbolWidth::W16, id, tail_bytes: (bytes.len() % BLOCK_BYTES) as u8 })
         .collect()
 }
 
@@ -122,40 +118,24 @@ pub fn build_lane_model(work: &Path) -> Result<LaneModel> {
 }
 
 /// Builds the ANSI wrapper of the exported top `top` with the C++ driver `harness` into
-/// `work/obj/<exe>` (`verilator --cc --exe --build`); reuses an earlier build there when the
-/// Verilog and the harness are unchanged. Returns the executable and the build's seconds (0 when
-/// reused).
+/// `work/obj/<exe>` through the project's one Verilator driver,
+/// [`engine::hw::verilog::build_verilated`] (reused when the Verilog and the harness are
+/// unchanged). Returns the executable and the build's seconds (0 when reused).
 pub fn build_verilated(work: &Path, top: &str, harness: &str, exe: &str) -> Result<(PathBuf, f64)> {
     let rtl = Path::new(RTL_DIR);
     let wrapper = format!("{top}_ansi");
     let sources = [rtl.join(format!("{top}.v")), rtl.join(format!("{wrapper}.v")), PathBuf::from(harness)];
-    let mut stamp = String::new();
-    for s in &sources {
-        let text = std::fs::read(s).with_context(|| format!("read {}", s.display()))?;
-        stamp.push_str(&format!("{} {} {:016x}\n", s.display(), text.len(), fnv1a(&text)));
-    }
-    let exe_path = work.join("obj").join(exe);
-    let stamp_path = work.join("stamp");
-    if exe_path.exists() && std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) {
-        return Ok((exe_path, 0.0));
-    }
-    let _ = std::fs::remove_dir_all(work);
-    std::fs::create_dir_all(work)?;
-    let t = std::time::Instant::now();
-    let out = Command::new("verilator")
-        .args(["--cc", "--exe", "--build", "-O1", "-j", "2", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
-        .args(["--top-module", &wrapper, "-o", exe, "--Mdir"])
-        .arg(work.join("obj"))
-        .args(&sources)
-        .output()
-        .context("run verilator (scripts/install-area-tools.sh installs it)")?;
-    ensure!(out.status.success(), "verilator build failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(&stamp_path, stamp)?;
-    Ok((exe_path, t.elapsed().as_secs_f64()))
+    Ok(engine::hw::verilog::build_verilated(work, &sources, &[PathBuf::from(HARNESS_COMMON)], &wrapper, exe)?)
 }
 
-fn fnv1a(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3))
+/// Runs the testbench `tb` (Verilog text) around the exported top `top` (its `<top>.v` and
+/// wrapper from [`RTL_DIR`]) in Icarus in `dir`, where its `$readmemh` files lie, through
+/// [`engine::hw::verilog::run_icarus`]; returns the simulation's standard output.
+pub fn run_icarus_tb(dir: &Path, tb: &str, top: &str) -> Result<String> {
+    let rtl = Path::new(RTL_DIR);
+    let tb_path = dir.join("tb.v");
+    std::fs::write(&tb_path, tb).with_context(|| format!("write {}", tb_path.display()))?;
+    Ok(engine::hw::verilog::run_icarus(dir, &[tb_path, rtl.join(format!("{top}.v")), rtl.join(format!("{top}_ansi.v"))])?)
 }
 
 impl LaneModel {

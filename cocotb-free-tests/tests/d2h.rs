@@ -6,7 +6,8 @@
 //! Verilator's cycles on a short run. Needs verilator, g++, make and iverilog
 //! (`scripts/install-area-tools.sh`).
 
-use cocotb_free_tests::{D2hModel, RTL_DIR, build_d2h_model, safetensors_under, stall_cycles, whole_tensors};
+use cocotb_free_tests::{D2hModel, build_d2h_model, run_icarus_tb, safetensors_under, stall_cycles, whole_tensors};
+use engine::hw::beats::readmemh_line;
 use engine::golden::{BLOCK_BYTES, SymbolWidth};
 use engine::hw::d2h_driver::{D2hSim, Transfer, Trace, check_images};
 use rand::{Rng, SeedableRng};
@@ -151,10 +152,10 @@ fn icarus_gives_the_same_cycles_and_writes_as_verilator() {
     let beats: Vec<String> = transfers
         .iter()
         .flat_map(|t| engine::hw::d2h_driver::beat_words(&t.bytes))
-        .map(|w| w.iter().rev().map(|x| format!("{x:08x}")).collect())
+        .map(|w| readmemh_line("", &w))
         .collect();
     std::fs::write(dir.join("descs.hex"), descs).unwrap();
-    std::fs::write(dir.join("beats.hex"), beats.join("\n") + "\n").unwrap();
+    std::fs::write(dir.join("beats.hex"), beats.concat()).unwrap();
     let tb = format!(
         "module tb;
   reg clock = 0; reg reset = 1; integer di = 0; integer bi = 0; integer cycle = 0; integer ndone = 0;
@@ -184,21 +185,9 @@ endmodule
         nb = beats.len(),
         nb1 = beats.len() - 1,
     );
-    std::fs::write(dir.join("tb.v"), tb).unwrap();
-    let rtl = Path::new(RTL_DIR);
     let t = std::time::Instant::now();
-    let build = std::process::Command::new("iverilog")
-        .args(["-g2005", "-o"])
-        .arg(dir.join("sim"))
-        .arg(dir.join("tb.v"))
-        .arg(rtl.join("pz_d2h_lane.v"))
-        .arg(rtl.join("pz_d2h_lane_ansi.v"))
-        .output()
-        .expect("run iverilog (scripts/install-area-tools.sh installs it)");
-    assert!(build.status.success(), "iverilog failed:\n{}", String::from_utf8_lossy(&build.stderr));
-    let run = std::process::Command::new("vvp").arg("-n").arg(dir.join("sim")).current_dir(&dir).output().expect("run vvp");
-    assert!(run.status.success(), "vvp failed:\n{}", String::from_utf8_lossy(&run.stderr));
-    let got: Vec<String> = String::from_utf8_lossy(&run.stdout).lines().filter(|l| l.len() > 2 && "DBWF".contains(&l[..1]) && &l[1..2] == " ").map(str::to_string).collect();
+    let stdout = run_icarus_tb(&dir, &tb, "pz_d2h_lane").unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<String> = stdout.lines().filter(|l| l.len() > 2 && "DBWF".contains(&l[..1]) && &l[1..2] == " ").map(str::to_string).collect();
     let mut events: Vec<(u64, u8, String)> = Vec::new();
     events.extend(v.trace.desc_cycles.iter().map(|c| (*c, 0, format!("D {c}"))));
     events.extend(v.trace.beat_cycles.iter().map(|c| (*c, 1, format!("B {c}"))));

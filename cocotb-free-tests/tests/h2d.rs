@@ -5,7 +5,8 @@
 //! Verilator. Needs verilator, g++, make and iverilog (`scripts/install-area-tools.sh`).
 
 use cocotb_free_tests::h2d::{H2dStimulus, build_h2d_model, run_h2d};
-use cocotb_free_tests::{LaneModel, RTL_DIR, real_blocks};
+use cocotb_free_tests::{LaneModel, real_blocks, run_icarus_tb};
+use engine::hw::beats::readmemh_line;
 use engine::golden::{BLOCK_BYTES, CHUNK_BYTES, SymbolWidth, encode_stream};
 use engine::hw::H2dSim;
 use engine::hw::h2d_driver::{H2dPorts, H2dResult, stream_beats};
@@ -128,11 +129,7 @@ fn icarus_gives_the_same_cycles_and_writes_as_verilator() {
     for t in &transfers {
         descs.push_str(&format!("{:01x}{:08x}{:02x}\n", (t.width == SymbolWidth::W16) as u8, t.raw_bytes, t.id));
         for b in stream_beats(&t.stream) {
-            beats.push_str(&format!("{:01x}{:02x}", b.last as u8, b.bytes));
-            for w in b.words.iter().rev() {
-                beats.push_str(&format!("{w:08x}"));
-            }
-            beats.push('\n');
+            beats.push_str(&readmemh_line(&format!("{:01x}{:02x}", b.last as u8, b.bytes), &b.words));
         }
     }
     std::fs::write(dir.join("descs.hex"), descs).unwrap();
@@ -172,21 +169,9 @@ endmodule
         nd = transfers.len(),
         nb = nbeats,
     );
-    std::fs::write(dir.join("tb.v"), tb).unwrap();
-    let rtl = Path::new(RTL_DIR);
-    let build = std::process::Command::new("iverilog")
-        .args(["-g2005", "-o"])
-        .arg(dir.join("sim"))
-        .arg(dir.join("tb.v"))
-        .arg(rtl.join("pz_h2d_lane.v"))
-        .arg(rtl.join("pz_h2d_lane_ansi.v"))
-        .output()
-        .expect("run iverilog (scripts/install-area-tools.sh installs it)");
-    assert!(build.status.success(), "iverilog failed:\n{}", String::from_utf8_lossy(&build.stderr));
     let t0 = std::time::Instant::now();
-    let out = std::process::Command::new("vvp").arg("-n").arg(dir.join("sim")).current_dir(&dir).output().expect("run vvp");
-    assert!(out.status.success(), "vvp failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let got: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.starts_with(['W', 'E', 'D'])).map(str::to_string).collect();
+    let stdout = run_icarus_tb(&dir, &tb, "pz_h2d_lane").unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<String> = stdout.lines().filter(|l| l.starts_with(['W', 'E', 'D'])).map(str::to_string).collect();
     let mut expected: Vec<(u64, u8, String)> = Vec::new();
     for r in &v.results {
         for w in &r.writes {

@@ -5,7 +5,8 @@
 //! Needs verilator, g++, make and iverilog
 //! (`scripts/install-area-tools.sh`).
 
-use cocotb_free_tests::{Beat, LaneModel, RTL_DIR, build_lane_model, check_blocks, real_blocks, transfer_beats};
+use cocotb_free_tests::{Beat, LaneModel, build_lane_model, check_blocks, real_blocks, run_icarus_tb, transfer_beats};
+use engine::hw::beats::readmemh_line;
 use engine::golden::{BLOCK_BYTES, SymbolWidth, encode_block};
 use engine::hw::LaneSim;
 use engine::vectors::parse_file;
@@ -137,15 +138,10 @@ fn icarus_and_verilator(beats: &[Beat], cycles: u64, name: &str) -> (String, Str
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let mut hex = String::new();
-    for b in beats {
-        let ctrl = b.id as u32 | (b.tail_bytes as u32) << 8 | (b.w16 as u32) << 15 | (b.last as u32) << 16;
-        hex.push_str(&format!("{ctrl:08x}"));
-        for w in b.words.iter().rev() {
-            hex.push_str(&format!("{w:08x}"));
-        }
-        hex.push('\n');
-    }
+    let hex: String = beats
+        .iter()
+        .map(|b| readmemh_line(&format!("{:08x}", b.id as u32 | (b.tail_bytes as u32) << 8 | (b.w16 as u32) << 15 | (b.last as u32) << 16), &b.words))
+        .collect();
     std::fs::write(dir.join("beats.hex"), hex).unwrap();
     let n = beats.len();
     let tb = format!(
@@ -173,20 +169,8 @@ endmodule
         last = n - 1,
         blocks = v.blocks.len(),
     );
-    std::fs::write(dir.join("tb.v"), tb).unwrap();
-    let rtl = Path::new(RTL_DIR);
-    let build = std::process::Command::new("iverilog")
-        .args(["-g2005", "-o"])
-        .arg(dir.join("sim"))
-        .arg(dir.join("tb.v"))
-        .arg(rtl.join("pz_compressor_lane.v"))
-        .arg(rtl.join("pz_compressor_lane_ansi.v"))
-        .output()
-        .expect("run iverilog (scripts/install-area-tools.sh installs it)");
-    assert!(build.status.success(), "iverilog failed:\n{}", String::from_utf8_lossy(&build.stderr));
-    let run = std::process::Command::new("vvp").arg("-n").arg(dir.join("sim")).current_dir(&dir).output().expect("run vvp");
-    assert!(run.status.success(), "vvp failed:\n{}", String::from_utf8_lossy(&run.stderr));
-    let got: String = String::from_utf8_lossy(&run.stdout).lines().filter(|l| l.starts_with("B ") || l.starts_with("O ")).map(|l| format!("{l}\n")).collect();
+    let stdout = run_icarus_tb(&dir, &tb, "pz_compressor_lane").unwrap_or_else(|e| panic!("{e}"));
+    let got: String = stdout.lines().filter(|l| l.starts_with("B ") || l.starts_with("O ")).map(|l| format!("{l}\n")).collect();
     let mut expected = String::new();
     let mut blocks = v.blocks.iter().peekable();
     let mut beat_cycles = v.beat_cycles.iter().peekable();

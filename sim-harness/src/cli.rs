@@ -199,6 +199,17 @@ pub struct PoliciesArgs {
     pub json: bool,
 }
 
+/// A budget argument (`--budget`, each of `--budgets`): a fraction of the unlimited-memory peak
+/// in (0, 1]; 0, negative, above 1 (100 %) or not a number is refused before anything runs.
+pub fn budget_fraction(s: &str) -> Result<f64, String> {
+    let b: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number (a fraction of the peak, e.g. 0.3)"))?;
+    if b > 0.0 && b <= 1.0 {
+        Ok(b)
+    } else {
+        Err(format!("{s} is not a fraction of the peak in (0, 1] (0.3 = 30 %; 0 % and above 100 % have no plan)"))
+    }
+}
+
 /// A platform: `A`, `B` or a platform file (TOML or JSON).
 pub fn parse_platform(s: &str) -> anyhow::Result<planner::platform::Platform> {
     let p = std::path::Path::new(s);
@@ -221,8 +232,8 @@ pub struct PlanArgs {
     /// Platform: A, B or a platform file (.toml / .json).
     #[arg(long, default_value = "B")]
     pub platform: String,
-    /// Budget as a fraction of the unlimited-memory peak.
-    #[arg(long, default_value_t = 0.5)]
+    /// Budget as a fraction of the unlimited-memory peak, in (0, 1].
+    #[arg(long, default_value_t = 0.5, value_parser = budget_fraction)]
     pub budget: f64,
     /// Policy: recomp, swap, dte, bw, bw+zvc, planezip, dte+c, unaware, planezip-32, planezip-optype, planezip-oracle.
     #[arg(long, default_value = "planezip")]
@@ -242,8 +253,8 @@ pub struct SweepArgs {
     /// Platforms: A, B or platform files, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "A,B")]
     pub platforms: Vec<String>,
-    /// Budgets as fractions of the peak, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "0.3,0.4,0.5,0.6,0.7,0.8,0.9")]
+    /// Budgets as fractions of the peak in (0, 1], comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "0.3,0.4,0.5,0.6,0.7,0.8,0.9", value_parser = budget_fraction)]
     pub budgets: Vec<f64>,
     /// Policies, comma-separated (see `plan --help`).
     #[arg(long, value_delimiter = ',', default_value = "recomp,swap,dte,bw,bw+zvc,planezip")]
@@ -299,8 +310,8 @@ pub struct SensitivityArgs {
     /// Engine throughputs of Fig. 6b, GB/s per direction (link 24 GB/s).
     #[arg(long, value_delimiter = ',', default_value = "24,32,48,64,96,128")]
     pub engines: Vec<f64>,
-    /// Budget as a fraction of the peak.
-    #[arg(long, default_value_t = 0.5)]
+    /// Budget as a fraction of the peak, in (0, 1].
+    #[arg(long, default_value_t = 0.5, value_parser = budget_fraction)]
     pub budget: f64,
 }
 
@@ -311,8 +322,8 @@ pub struct AblationArgs {
     /// Dumps and output format.
     #[command(flatten)]
     pub data: DataArgs,
-    /// Budget as a fraction of the peak.
-    #[arg(long, default_value_t = 0.3)]
+    /// Budget as a fraction of the peak, in (0, 1].
+    #[arg(long, default_value_t = 0.3, value_parser = budget_fraction)]
     pub budget: f64,
 }
 

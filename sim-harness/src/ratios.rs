@@ -87,19 +87,57 @@ pub fn measure(bytes: &[u8], width: SymbolWidth) -> (WireBytes, [usize; 5]) {
 /// The precisions a tensor is measured in: its own dtype, and bf16 (RNE) for f32 tensors.
 /// `force_bits` codes every tensor with that symbol width (the 32-bit-symbols ablation).
 pub fn report_tensor(model: &str, file: &str, t: &Tensor, force_bits: Option<SymbolWidth>) -> Vec<TensorReport> {
-    let mut variants: Vec<(String, std::borrow::Cow<[u8]>, SymbolWidth)> =
-        vec![(t.dtype.clone(), (&t.bytes[..]).into(), SymbolWidth::for_dtype(&t.dtype))];
-    if t.dtype == "F32" {
-        variants.push(("BF16 (from F32, RNE)".into(), f32_to_bf16_bytes(&t.bytes).into(), SymbolWidth::W16));
+    let whole = std::iter::once(Ok::<_, std::convert::Infallible>(&t.bytes[..]));
+    match report_pieces(model, file, &t.name, &t.dtype, whole, force_bits) {
+        Ok(r) => r,
+        Err(never) => match never {},
     }
-    variants
+}
+
+/// [`report_tensor`] of a tensor given as consecutive pieces (each but the last a multiple of
+/// 8192 bytes: whole 4096-byte chunks, also after an f32 piece's bf16 conversion halves it), read
+/// and measured one at a time: the result equals
+/// measuring the whole tensor, since every wire size is a sum over chunks. The memory needed is a
+/// piece's, whatever the tensor's size. Stops at the first piece that fails to read.
+pub fn report_pieces<P: AsRef<[u8]>, E>(
+    model: &str,
+    file: &str,
+    name: &str,
+    dtype: &str,
+    pieces: impl Iterator<Item = Result<P, E>>,
+    force_bits: Option<SymbolWidth>,
+) -> Result<Vec<TensorReport>, E> {
+    let mut variants: Vec<(String, SymbolWidth, bool)> = vec![(dtype.to_string(), SymbolWidth::for_dtype(dtype), false)];
+    if dtype == "F32" {
+        variants.push(("BF16 (from F32, RNE)".into(), SymbolWidth::W16, true));
+    }
+    let mut sums = vec![(0usize, WireBytes::default(), [0usize; 5]); variants.len()];
+    for piece in pieces {
+        let piece = piece?;
+        for ((_, natural, bf16), (raw, wire, by_tag)) in variants.iter().zip(sums.iter_mut()) {
+            let converted;
+            let bytes: &[u8] = if *bf16 {
+                converted = f32_to_bf16_bytes(piece.as_ref());
+                &converted
+            } else {
+                piece.as_ref()
+            };
+            let (w, t) = measure(bytes, force_bits.unwrap_or(*natural));
+            *raw += bytes.len();
+            wire.add(&w);
+            for (a, b) in by_tag.iter_mut().zip(t) {
+                *a += b;
+            }
+        }
+    }
+    Ok(variants
         .into_iter()
-        .map(|(precision, bytes, natural)| {
+        .zip(sums)
+        .map(|((precision, natural, _), (raw_bytes, wire_bytes, blocks_by_tag))| {
             let width = force_bits.unwrap_or(natural);
-            let (wire_bytes, blocks_by_tag) = measure(&bytes, width);
-            TensorReport { model: model.into(), file: file.into(), name: t.name.clone(), precision, symbol_bits: width.bits(), raw_bytes: bytes.len(), wire_bytes, blocks_by_tag }
+            TensorReport { model: model.into(), file: file.into(), name: name.to_string(), precision, symbol_bits: width.bits(), raw_bytes, wire_bytes, blocks_by_tag }
         })
-        .collect()
+        .collect())
 }
 
 /// Byte-weighted totals of one precision class over all tensors.
@@ -179,5 +217,21 @@ mod tests {
                 assert!(wire.planezip <= w + bytes.len().div_ceil(BLOCK_BYTES) * 3 / 8 + 64);
             }
         }
+    }
+
+    /// Pieces of whole chunks (and a ragged last one) add up to the whole tensor's measurement,
+    /// in f32 and in its bf16 conversion.
+    #[test]
+    fn a_tensor_measured_in_pieces_equals_it_measured_whole() {
+        let bytes: Vec<u8> = (0..20_000u32).flat_map(|i| (if i % 5 < 2 { 0.0f32 } else { (i as f32 * 0.01).cos() }).to_le_bytes()).collect();
+        let t = Tensor { name: "x".into(), dtype: "F32".into(), shape: vec![20_000], bytes: bytes.clone() };
+        let whole = report_tensor("m", "f", &t, None);
+        let pieces = bytes.chunks(4 * engine::golden::CHUNK_BYTES).map(Ok::<_, ()>);
+        let split = report_pieces("m", "f", "x", "F32", pieces, None).unwrap();
+        assert_eq!(whole.len(), 2);
+        for (a, b) in whole.iter().zip(&split) {
+            assert_eq!((a.raw_bytes, a.wire_bytes, a.blocks_by_tag), (b.raw_bytes, b.wire_bytes, b.blocks_by_tag), "{}", a.precision);
+        }
+        assert_eq!(whole[1].raw_bytes, 40_000);
     }
 }

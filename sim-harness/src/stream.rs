@@ -10,7 +10,7 @@ use crate::engine_backend::{EngineBackend, Fidelity, Simulator, backend};
 use crate::inputs::NamedTensor;
 use crate::progress;
 use crate::ratios::measure;
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use engine::golden::decode_stream;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -118,10 +118,13 @@ pub struct Totals {
     pub h2d_engine_gb_per_s: f64,
 }
 
-/// Streams one tensor out and back and checks it.
+/// Streams one tensor and checks it. An engine error on the transfer comes back naming the
+/// tensor and the transfer.
 pub fn stream_one(b: &mut dyn EngineBackend, index: usize, t: &NamedTensor, clock: &EngineClock) -> Result<TensorStream> {
     b.begin_transfer(index);
-    let out = b.round_trip(&t.bytes, t.width)?;
+    let out = b
+        .round_trip(&t.bytes, t.width)
+        .with_context(|| format!("engine error on transfer {index} (tensor {}:{}, {} bytes, out and back)", t.model, t.name, t.bytes.len()))?;
     let golden = measure(&t.bytes, t.width).0.planezip;
     let (mut size_bad, mut rt_bad, mut hw, mut tags) = (0, 0, 0, [0u64; 5]);
     for (c, chunk) in out.chunks.iter().enumerate() {
@@ -179,13 +182,31 @@ pub fn run(
     clock: &EngineClock,
     quiet: bool,
 ) -> Result<StreamReport> {
+    let new_backend = || backend(fidelity, sample_every, backpressure_seed, sim);
+    run_on(&new_backend, fidelity, tensors, indices, input_tensors, shard, clock, quiet)
+}
+
+/// [`run`] on the backends `new_backend` builds (one per worker), reported as `fidelity`: the
+/// seam through which any [`EngineBackend`] runs under the stream checker. The first engine error
+/// ends the run and comes back naming its tensor and transfer.
+#[allow(clippy::too_many_arguments)]
+pub fn run_on(
+    new_backend: &(dyn Fn() -> Box<dyn EngineBackend> + Sync),
+    fidelity: Fidelity,
+    tensors: &[NamedTensor],
+    indices: &[usize],
+    input_tensors: usize,
+    shard: Option<[usize; 2]>,
+    clock: &EngineClock,
+    quiet: bool,
+) -> Result<StreamReport> {
     let bar = progress::bar(tensors.len() as u64, "streaming tensors", quiet);
-    let describe = backend(fidelity, sample_every, backpressure_seed, sim).describe();
+    let describe = new_backend().describe();
     let rows: Vec<TensorStream> = tensors
         .par_iter()
         .zip(indices)
         .map_init(
-            || backend(fidelity, sample_every, backpressure_seed, sim),
+            new_backend,
             |b, (t, &i)| {
                 let r = stream_one(b.as_mut(), i, t, clock);
                 bar.inc(1);
@@ -263,7 +284,13 @@ pub fn check(r: &StreamReport) -> Result<()> {
         bail!("engine produced {} wire bytes, the golden size model {}", t.wire_bytes, t.golden_wire_bytes);
     }
     if t.size_mismatches > 0 || t.roundtrip_mismatches > 0 {
-        let bad: Vec<String> = r.tensors.iter().filter(|x| x.size_mismatches + x.roundtrip_mismatches > 0).take(5).map(|x| format!("{}:{}", x.model, x.name)).collect();
+        let bad: Vec<String> = r
+            .tensors
+            .iter()
+            .filter(|x| x.size_mismatches + x.roundtrip_mismatches > 0)
+            .take(5)
+            .map(|x| format!("{}:{} (transfer {}: {} size, {} round-trip)", x.model, x.name, x.index, x.size_mismatches, x.roundtrip_mismatches))
+            .collect();
         bail!(
             "engine disagrees with the golden codec: {} size mismatches, {} round-trip mismatches (first tensors: {})",
             t.size_mismatches,

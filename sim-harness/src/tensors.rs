@@ -1,7 +1,82 @@
 //! Loading tensors from the files users give: `.safetensors` (any dtype) and `.npy`
 //! (little-endian numeric types; `<V2` is read as bf16, the way bf16 arrays are saved by numpy).
+//!
+//! A file is memory-mapped so that its header is checked by the same parsers whatever its size
+//! ([`open`]); a tensor's bytes are then read from the file in pieces ([`TensorFile::pieces`]), so
+//! a tensor of many GB needs memory for one piece, not for the tensor. [`load`] reads every
+//! tensor whole, for the commands that need them in memory.
 
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+
+/// Bytes of one piece of a tensor read from a file: a multiple of twice the chunk size (8192 B, so
+/// chunk-wise measurements of the pieces, and of their bf16 conversions, add up exactly).
+pub const PIECE_BYTES: usize = 16 << 20;
+
+/// Where one tensor's bytes lie in its file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorEntry {
+    /// Name: the safetensors key, or the file stem for `.npy`.
+    pub name: String,
+    /// safetensors dtype name (`"F32"`, `"BF16"`, `"F16"`, `"I64"`, …).
+    pub dtype: String,
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Offset of the first byte in the file.
+    pub offset_bytes: u64,
+    /// Length, bytes (checked against dtype and shape, and to lie inside the file).
+    pub len_bytes: usize,
+}
+
+/// A tensor file whose header has been checked and whose tensors are located but not read.
+pub struct TensorFile {
+    path: PathBuf,
+    file: std::fs::File,
+    /// The tensors in file order.
+    pub tensors: Vec<TensorEntry>,
+}
+
+/// Opens a `.safetensors` or `.npy` file and checks its header (the data is not read).
+pub fn open(path: &Path) -> Result<TensorFile, LoadError> {
+    let io = |source| LoadError::Io { path: path.to_path_buf(), source };
+    let file = std::fs::File::open(path).map_err(io)?;
+    // SAFETY: the map is read only by the header parsers below, within this call; a file changed
+    // underneath by another process could give them wrong bytes, which they reject or
+    // mis-locate (then `TensorFile::read` fails), but never unmapped memory.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+    let tensors = match path.extension().and_then(|e| e.to_str()) {
+        Some("safetensors") => locate_safetensors(path, &map)?,
+        Some("npy") => vec![locate_npy(path, &map)?],
+        _ => return Err(malformed(path, "unknown file type: expected a .safetensors or .npy file")),
+    };
+    Ok(TensorFile { path: path.to_path_buf(), file, tensors })
+}
+
+impl TensorFile {
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes `start..start + len` of tensor `t` (a [`TensorEntry`] of this file), read from the file.
+    pub fn read(&self, t: &TensorEntry, start: usize, len: usize) -> Result<Vec<u8>, LoadError> {
+        let end = start.checked_add(len).filter(|&e| e <= t.len_bytes);
+        let Some(_) = end else {
+            return Err(malformed(&self.path, format!("tensor {}: bytes {start}+{len} outside its {} bytes", t.name, t.len_bytes)));
+        };
+        let mut buf = vec![0u8; len];
+        self.file
+            .read_exact_at(&mut buf, t.offset_bytes + start as u64)
+            .map_err(|e| malformed(&self.path, format!("tensor {}: reading {len} bytes at {}: {e} (file changed or truncated?)", t.name, t.offset_bytes + start as u64)))?;
+        Ok(buf)
+    }
+
+    /// Tensor `t` as consecutive pieces of [`PIECE_BYTES`] (the last one shorter), read one at a
+    /// time; an empty tensor has no piece.
+    pub fn pieces<'a>(&'a self, t: &'a TensorEntry) -> impl Iterator<Item = Result<Vec<u8>, LoadError>> + 'a {
+        (0..t.len_bytes).step_by(PIECE_BYTES).map(move |start| self.read(t, start, PIECE_BYTES.min(t.len_bytes - start)))
+    }
+}
 
 /// One tensor read from a file, with its bytes in memory order.
 #[derive(Clone, Debug)]
@@ -42,24 +117,45 @@ fn malformed(path: &Path, problem: impl Into<String>) -> LoadError {
     LoadError::Malformed { path: path.to_path_buf(), problem: problem.into() }
 }
 
-/// Reads every tensor of a `.safetensors` or `.npy` file.
+/// Reads every tensor of a `.safetensors` or `.npy` file whole.
 pub fn load(path: &Path) -> Result<Vec<Tensor>, LoadError> {
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("safetensors") => from_safetensors(path, &bytes),
-        Some("npy") => from_npy(path, &bytes).map(|t| vec![t]),
-        _ => Err(malformed(path, "unknown file type: expected a .safetensors or .npy file")),
-    }
+    let file = open(path)?;
+    file.tensors
+        .iter()
+        .map(|t| Ok(Tensor { name: t.name.clone(), dtype: t.dtype.clone(), shape: t.shape.clone(), bytes: file.read(t, 0, t.len_bytes)? }))
+        .collect()
+}
+
+/// The tensors `entries` located in `bytes`, with their bytes copied out.
+fn copy_out(bytes: &[u8], entries: Vec<TensorEntry>) -> Vec<Tensor> {
+    entries
+        .into_iter()
+        .map(|t| {
+            let at = t.offset_bytes as usize;
+            Tensor { bytes: bytes[at..at + t.len_bytes].to_vec(), name: t.name, dtype: t.dtype, shape: t.shape }
+        })
+        .collect()
 }
 
 /// Parses safetensors bytes (in file order of the data offsets).
 pub fn from_safetensors(path: &Path, bytes: &[u8]) -> Result<Vec<Tensor>, LoadError> {
+    Ok(copy_out(bytes, locate_safetensors(path, bytes)?))
+}
+
+/// Checks safetensors bytes and locates their tensors (in file order), touching no tensor data.
+fn locate_safetensors(path: &Path, bytes: &[u8]) -> Result<Vec<TensorEntry>, LoadError> {
     let st = safetensors::SafeTensors::deserialize(bytes).map_err(|e| malformed(path, format!("not a valid safetensors file: {e:?}")))?;
     let mut tensors: Vec<_> = st.tensors();
     tensors.sort_by_key(|(_, v)| v.data().as_ptr() as usize);
     Ok(tensors
         .into_iter()
-        .map(|(name, view)| Tensor { name, dtype: format!("{:?}", view.dtype()), shape: view.shape().to_vec(), bytes: view.data().to_vec() })
+        .map(|(name, view)| TensorEntry {
+            name,
+            dtype: format!("{:?}", view.dtype()),
+            shape: view.shape().to_vec(),
+            offset_bytes: (view.data().as_ptr() as usize - bytes.as_ptr() as usize) as u64,
+            len_bytes: view.data().len(),
+        })
         .collect())
 }
 
@@ -137,6 +233,12 @@ fn npy_shape(header: &[u8]) -> Option<Vec<&str>> {
 
 /// Parses `.npy` bytes.
 pub fn from_npy(path: &Path, bytes: &[u8]) -> Result<Tensor, LoadError> {
+    let entry = locate_npy(path, bytes)?;
+    Ok(copy_out(bytes, vec![entry]).remove(0))
+}
+
+/// Checks `.npy` bytes and locates the array's data, touching none of it.
+fn locate_npy(path: &Path, bytes: &[u8]) -> Result<TensorEntry, LoadError> {
     check_npy_preamble(path, bytes)?;
     let mut reader = bytes;
     let header = npyz::NpyHeader::from_reader(&mut reader).map_err(|e| malformed(path, format!("not a valid .npy file: {e}")))?;
@@ -166,5 +268,5 @@ pub fn from_npy(path: &Path, bytes: &[u8]) -> Result<Tensor, LoadError> {
         return Err(malformed(path, format!("data is {} bytes but shape {shape:?} of {dtype} needs {need}", reader.len())));
     }
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Tensor { name, dtype: dtype.to_string(), shape, bytes: reader.to_vec() })
+    Ok(TensorEntry { name, dtype: dtype.to_string(), shape, offset_bytes: (bytes.len() - reader.len()) as u64, len_bytes: reader.len() })
 }

@@ -320,3 +320,91 @@ fn fuzz_regression_deeply_nested_npy_header_is_refused_fast() {
     fails_with(&["ratios", path.to_str().unwrap()], &["nested.npy", "nests brackets deeper than 8 levels"]);
     assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
 }
+
+/// Every subcommand that takes a budget refuses 0 %, a negative budget, more than 100 %, NaN
+/// and a non-number before it reads anything (a usage error, exit 2, naming the flag and the
+/// value), and writes no output file; 100 % itself is a valid budget.
+#[test]
+fn budgets_outside_zero_to_one_hundred_percent_are_refused_on_every_subcommand() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("sweep.json");
+    let out = out.to_str().unwrap();
+    for bad in ["0", "-0.2", "1.5", "NaN", "half"] {
+        let (one, list) = (format!("--budget={bad}"), format!("--budgets=0.3,{bad}"));
+        let cases: [Vec<&str>; 4] = [
+            vec!["plan", "resnet50", &one],
+            vec!["sweep", "--models", "resnet50", &list, "--out-json", out],
+            vec!["sensitivity", "--models", "resnet50", &one],
+            vec!["ablation", "--models", "resnet50", &one],
+        ];
+        for args in cases {
+            let o = bin(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            let e = stderr(&o);
+            assert!(e.contains("--budget") && e.contains(bad), "{args:?}: {e}");
+            assert!(e.contains("(0, 1]") || e.contains("not a number"), "{args:?}: {e}");
+        }
+    }
+    assert!(!Path::new(out).exists());
+    let data = data_dir("").to_str().unwrap().to_owned();
+    let o = bin(&["plan", "resnet50", "--data", &data, "--budget", "1", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["budget_fraction"], 1.0);
+}
+
+/// A valid platform file, to break one thing at a time.
+const PLATFORM_TOML: &str = "name = \"C\"\nprecision = \"bf16_mixed\"\npeak_tflops = 100.0\nmath_efficiency = 0.5\n\
+    memory_gb_per_s = 1000.0\nmemory_efficiency = 0.8\nlink_gb_per_s = 48.0\nengine_gb_per_s = 96.0\n";
+
+/// Malformed platform files given to `plan` and `sweep`: syntax errors, a missing field, a wrong
+/// type, a value out of range, in TOML and JSON. Each is exit 1 with the file and the field or
+/// the problem named, and `sweep` writes none of its outputs.
+#[test]
+fn a_malformed_platform_file_is_named_with_its_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = data_dir("").to_str().unwrap().to_owned();
+    let good = tmp.path().join("good.toml");
+    std::fs::write(&good, PLATFORM_TOML).unwrap();
+    let o = bin(&["plan", "resnet50", "--data", &data, "--platform", good.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "the unbroken file loads: {}", stderr(&o));
+    let cases: [(&str, String, &[&str]); 6] = [
+        ("syntax.toml", PLATFORM_TOML.replace("= 48.0", "= = 48.0"), &["malformed platform", "line 7"]),
+        ("missing.toml", PLATFORM_TOML.replace("engine_gb_per_s = 96.0\n", ""), &["malformed platform", "engine_gb_per_s"]),
+        ("type.toml", PLATFORM_TOML.replace("48.0", "\"fast\""), &["malformed platform", "invalid type"]),
+        ("range.toml", PLATFORM_TOML.replace("link_gb_per_s = 48.0", "link_gb_per_s = -48.0"), &["link_gb_per_s = -48", "out of range"]),
+        ("zero.toml", PLATFORM_TOML.replace("memory_efficiency = 0.8", "memory_efficiency = 0"), &["memory_efficiency = 0", "in (0, 1]"]),
+        ("cut.json", "{\"name\": \"C\", \"peak_tflops\": ".to_string(), &["malformed platform", "EOF"]),
+    ];
+    let json_out = tmp.path().join("grid.json");
+    let csv_out = tmp.path().join("grid.csv");
+    for (name, text, needles) in cases {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let p = path.to_str().unwrap();
+        let mut needles = needles.to_vec();
+        needles.push(name);
+        fails_with(&["plan", "resnet50", "--data", &data, "--platform", p], &needles);
+        let platforms = format!("A,{p}");
+        fails_with(
+            &["sweep", "--data", &data, "--models", "resnet50", "--platforms", &platforms, "--out-json", json_out.to_str().unwrap(), "--out-csv", csv_out.to_str().unwrap()],
+            &needles,
+        );
+        assert!(!json_out.exists() && !csv_out.exists(), "{name}: sweep wrote an output");
+    }
+}
+
+/// The dump cases above through the program: `plan` and `ratios` on a dump directory whose trace
+/// references an unknown tensor, whose trace is another model's, or whose stored tensor has the
+/// wrong dtype exit 1 with the file and the problem named.
+#[test]
+fn broken_dumps_fail_the_program_with_the_file_named() {
+    let (_tmp, dir) = dump_copy();
+    edit_json(&dir.join("trace.json"), |v| v["ops"][1]["inputs"][0] = 987_654_321u64.into());
+    let d = dir.to_str().unwrap();
+    fails_with(&["plan", d], &["trace.json", "op 1 references tensor 987654321"]);
+    fails_with(&["ratios", d], &["trace.json", "op 1 references tensor 987654321"]);
+    let (_tmp, dir) = dump_copy();
+    std::fs::copy(data_dir("minilm").join("trace.json"), dir.join("trace.json")).unwrap();
+    fails_with(&["plan", dir.to_str().unwrap()], &["metadata.json", "\"resnet50\"", "\"minilm\""]);
+}

@@ -12,8 +12,10 @@ use crate::golden::{CHUNK_BYTES, SymbolWidth};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 
-/// Bytes per beat and per write.
-pub const BEAT_BYTES: usize = 32;
+/// Bytes per beat and per write (the shared packer's).
+pub use super::beats::BEAT_BYTES;
+/// The beats of a transfer (the shared packer).
+pub use super::beats::beat_words;
 
 /// One transfer: its id, symbol width and bytes.
 #[derive(Clone, Debug)]
@@ -65,25 +67,6 @@ pub struct Trace {
     pub writes: Vec<Write>,
     /// `done` pulses in order.
     pub dones: Vec<Done>,
-}
-
-/// The beats of a transfer of `bytes`: word `k` of beat `b` = bytes `32b + 4k …`, little-endian,
-/// zero past the end.
-pub fn beat_words(bytes: &[u8]) -> Vec<[u32; 8]> {
-    bytes
-        .chunks(BEAT_BYTES)
-        .map(|c| {
-            let mut words = [0u32; 8];
-            for (k, w) in words.iter_mut().enumerate() {
-                let mut le = [0u8; 4];
-                for (i, byte) in le.iter_mut().enumerate() {
-                    *byte = c.get(4 * k + i).copied().unwrap_or(0);
-                }
-                *w = u32::from_le_bytes(le);
-            }
-            words
-        })
-        .collect()
 }
 
 /// A simulated `pz_d2h_lane` plus its pending descriptors and beats and its trace.

@@ -13,8 +13,8 @@ use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 use std::io::Write;
 
-/// Bytes per stream beat and per write.
-pub const BEAT_BYTES: usize = 32;
+/// Bytes per stream beat and per write (the shared packer's).
+pub use super::beats::BEAT_BYTES;
 
 /// The error classes of the lane's `err_class` output: FORMAT.md §9, in the order of its table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -182,17 +182,15 @@ pub struct StreamBeat {
 
 /// A chunk stream cut into beats; an empty stream is one beat of 0 bytes.
 pub fn stream_beats(stream: &[u8]) -> Vec<StreamBeat> {
-    let beats = stream.len().div_ceil(BEAT_BYTES).max(1);
-    (0..beats)
-        .map(|b| {
-            let mut words = [0u32; 8];
-            for (k, w) in words.iter_mut().enumerate() {
-                let mut le = [0u8; 4];
-                for (i, byte) in le.iter_mut().enumerate() {
-                    *byte = stream.get(b * BEAT_BYTES + 4 * k + i).copied().unwrap_or(0);
-                }
-                *w = u32::from_le_bytes(le);
-            }
+    let mut words = super::beats::beat_words(stream);
+    if words.is_empty() {
+        words.push([0; 8]);
+    }
+    let beats = words.len();
+    words
+        .into_iter()
+        .enumerate()
+        .map(|(b, words)| {
             let bytes = (stream.len() - (b * BEAT_BYTES).min(stream.len())).min(BEAT_BYTES) as u8;
             StreamBeat { words, bytes, last: b + 1 == beats }
         })

@@ -9,8 +9,8 @@ use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 use std::io::Write;
 
-/// Bytes per input beat.
-pub const BEAT_BYTES: usize = 32;
+/// Bytes per input beat (the shared packer's).
+pub use super::beats::BEAT_BYTES;
 
 /// One beat with the descriptor fields the lane samples alongside it.
 #[derive(Clone, Debug)]
@@ -93,17 +93,10 @@ impl LaneSim {
     /// A final partial block is zero-padded by the lane (the beats past the data are not sent).
     pub fn queue_transfer(&mut self, bytes: &[u8], width: SymbolWidth, id: u8) {
         assert!(!bytes.is_empty(), "a transfer carries at least one byte");
-        let beats = bytes.len().div_ceil(BEAT_BYTES);
+        let all = super::beats::beat_words(bytes);
+        let beats = all.len();
         let tail_bytes = (bytes.len() % BLOCK_BYTES) as u8;
-        for b in 0..beats {
-            let mut words = [0u32; 8];
-            for (k, w) in words.iter_mut().enumerate() {
-                let mut le = [0u8; 4];
-                for (i, byte) in le.iter_mut().enumerate() {
-                    *byte = bytes.get(b * BEAT_BYTES + 4 * k + i).copied().unwrap_or(0);
-                }
-                *w = u32::from_le_bytes(le);
-            }
+        for (b, words) in all.into_iter().enumerate() {
             self.beats.push_back(Beat {
                 words,
                 last: b + 1 == beats,

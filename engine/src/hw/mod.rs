@@ -22,10 +22,14 @@
 //!   [`h2d_driver::h2d_lane_latency_cycles`] (the lane) and [`h2d_driver::h2d_latency_cycles`]
 //!   (one context).
 //!
+//! * [`beats`]: the one beat packer and `$readmemh` beat layout; [`verilog`]: the one reader of
+//!   exported Verilog (module headers and bodies) and driver of Verilator and Icarus.
+//!
 //! Microarchitecture, latency and cost drivers: `docs/HARDWARE.md`.
 
 #[macro_use]
 mod hdl_util;
+pub mod beats;
 pub mod block_rebuild;
 pub mod chunk_decoder;
 pub mod chunk_fifo;
@@ -38,6 +42,7 @@ pub mod h2d_driver;
 pub mod lane_driver;
 pub mod packer;
 pub mod plane_stats;
+pub mod verilog;
 
 pub use compressor_lane::CompressorLane;
 pub use decompressor_lane::DecompressorLane;

@@ -8,7 +8,7 @@
 //!   the rust-hdl simulation (`--simulator`).
 //! * [`model::ModelBackend`]: the golden size model for the bytes and the published latency
 //!   models for the time: [`d2h_model_cycles`] (docs/HARDWARE.md, the device-to-host unit) and
-//!   `engine::hw::h2d_latency_cycles` (the host-to-device lane).
+//!   `engine::hw::h2d_lane_latency_cycles` (the host-to-device lane).
 //! * [`sampled::SampledBackend`]: every k-th chunk through the cycle backend, the rest through the
 //!   model; time from the latency models.
 //!

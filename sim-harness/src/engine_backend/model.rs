@@ -1,12 +1,12 @@
 //! `model` fidelity: bytes from the golden size model (per block the smallest code or raw, FORMAT.md
 //! §7–8), time from the published latency models: [`super::d2h_model_cycles`] out and
-//! [`h2d_model_cycles`] (`engine::hw::h2d_latency_cycles`) back.
+//! [`h2d_model_cycles`] (`engine::hw::h2d_lane_latency_cycles`) back.
 
 use super::{BLOCK_BYTES, CHUNK_BYTES, ChunkOut, EngineBackend, HEADER_BYTES, LANES_PER_DIRECTION, TAG_BITS, TransferOut, d2h_model_cycles};
 use crate::ratios::tensor_block_sizes;
 use anyhow::Result;
 use engine::golden::SymbolWidth;
-use engine::hw::h2d_driver::{H2dWork, h2d_latency_cycles};
+use engine::hw::h2d_driver::{H2dWork, h2d_lane_latency_cycles};
 
 /// The size and latency models.
 pub struct ModelBackend;
@@ -31,13 +31,13 @@ pub fn d2h_cycles(data: &[u8], width: SymbolWidth) -> u64 {
     d2h_model_cycles(data.len(), &raw)
 }
 
-/// Host-to-device time of `data` by the lane's latency model (`engine::hw::h2d_latency_cycles`):
+/// Host-to-device time of `data` by the lane's latency model (`engine::hw::h2d_lane_latency_cycles`):
 /// chunk `c` on lane `c mod 2`, each lane its chunks back to back; the busiest lane's cycles.
 pub fn h2d_model_cycles(data: &[u8], width: SymbolWidth) -> u64 {
     (0..LANES_PER_DIRECTION)
         .map(|lane| {
             let mine: Vec<u8> = data.chunks(CHUNK_BYTES).skip(lane).step_by(LANES_PER_DIRECTION).flatten().copied().collect();
-            if mine.is_empty() { 0 } else { h2d_latency_cycles(&H2dWork::of_tensor(&mine, width)) }
+            if mine.is_empty() { 0 } else { h2d_lane_latency_cycles(&H2dWork::chunks_of_tensor(&mine, width)) }
         })
         .max()
         .unwrap_or(0)
