@@ -24,6 +24,7 @@
 #[macro_use]
 mod hdl_util;
 pub mod block_rebuild;
+pub mod choice_stage;
 pub mod compactor;
 pub mod compressor_lane;
 pub mod d2h_driver;
@@ -32,6 +33,8 @@ pub mod decompressor_lane;
 pub mod h2d_driver;
 pub mod lane_driver;
 pub mod packer;
+pub mod piece_placer;
+pub mod plane_coder;
 pub mod plane_stats;
 
 pub use compressor_lane::CompressorLane;
