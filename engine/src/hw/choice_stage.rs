@@ -14,7 +14,7 @@ use super::plane_coder::{
     CLASS_ALL_ONES, CLASS_DBP_ZERO, CLASS_ONE_ONE, CLASS_SINGLE_ZERO, CLASS_TWO_ONES, CLASS_VERBATIM, CLASS_ZERO_RUN,
     FIXED_CODE_BITS, GROUP_SLOTS, POSITION_PREFIX_BITS, RUN_CODE_W16_BITS, RUN_CODE_W32_BITS, SINGLE_ZERO_BITS,
 };
-use super::plane_stats::RUN_PLANES;
+use super::zero_runs::RUN_PLANES;
 use rust_hdl::prelude::*;
 
 /// Payload bits of a raw block (and the bound a coded block must not exceed).
@@ -375,6 +375,9 @@ impl Logic for ChoiceStage {
             self.q_lit[i].clock.next = self.clock.val();
             self.q_lit[i].d.next = self.q_lit[i].q.val();
         }
+        self.sym_lo_t.next = bits::<17>(0);
+        self.sym_a.next = bits::<32>(0);
+        self.sym_b.next = bits::<32>(0);
         // The block's words: the BX values are its symbols (16-bit symbols low half first).
         for k in 0..32 {
             self.block_word[k].next = self.bx_x_held[k].val();

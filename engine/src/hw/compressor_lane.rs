@@ -40,6 +40,7 @@ use super::hdl_util::{arr, constants, d};
 use super::piece_placer::PiecePlacer;
 use super::plane_coder::PlaneCoder;
 use super::plane_stats::{PlaneStats, STATS_CYCLES};
+use super::zero_runs::ZeroRuns;
 use rust_hdl::prelude::*;
 
 /// Slots of the emitter's plane queue: a header and 33 planes (DBX, 32-bit symbols), rounded up
@@ -103,6 +104,9 @@ pub struct CompressorLane {
     stats_dbx: PlaneStats = d(),
     stats_bx: PlaneStats = d(),
     stats_zbx: PlaneStats = d(),
+    runs_dbx: ZeroRuns = d(),
+    runs_bx: ZeroRuns = d(),
+    runs_zbx: ZeroRuns = d(),
     choice: ChoiceStage = d(),
     coder: PlaneCoder = d(),
     placer: PiecePlacer = d(),
@@ -405,6 +409,17 @@ impl Logic for CompressorLane {
             self.s2_id.d.next = self.s1_id.q.val();
             self.s2_last.d.next = self.s1_last.q.val();
         }
+        // ---- stage 2: zero-run lengths of each code (beside its statistics)
+        self.runs_dbx.clock.next = self.clock.val();
+        self.runs_dbx.zero.next = self.stats_dbx.zero.val();
+        self.runs_dbx.zero_top.next = self.stats_dbx.zero_top.val();
+        self.runs_bx.clock.next = self.clock.val();
+        self.runs_bx.zero.next = self.stats_bx.zero.val();
+        self.runs_bx.zero_top.next = self.stats_bx.zero_top.val();
+        self.runs_zbx.clock.next = self.clock.val();
+        self.runs_zbx.zero.next = self.stats_zbx.zero.val();
+        self.runs_zbx.zero_top.next = self.stats_zbx.zero_top.val();
+
         // ---- stage 2's last cycle: the choice and the plane-queue load (its own module)
         self.choice.clock.next = self.clock.val();
         self.choice.reset.next = self.reset.val();
@@ -422,7 +437,7 @@ impl Logic for CompressorLane {
             self.choice.dbx_x_top_held[m].next = self.stats_dbx.x_top_held[m].val();
         }
         for j in 0..33 {
-            self.choice.dbx_zero_run[j].next = self.stats_dbx.zero_run[j].val();
+            self.choice.dbx_zero_run[j].next = self.runs_dbx.run[j].val();
         }
         self.choice.dbx_single_zero.next = self.stats_dbx.single_zero.val();
         self.choice.dbx_single_zero_top.next = self.stats_dbx.single_zero_top.val();
@@ -447,7 +462,7 @@ impl Logic for CompressorLane {
             self.choice.bx_x_top_held[m].next = self.stats_bx.x_top_held[m].val();
         }
         for j in 0..33 {
-            self.choice.bx_zero_run[j].next = self.stats_bx.zero_run[j].val();
+            self.choice.bx_zero_run[j].next = self.runs_bx.run[j].val();
         }
         self.choice.bx_single_zero.next = self.stats_bx.single_zero.val();
         self.choice.bx_single_zero_top.next = self.stats_bx.single_zero_top.val();
@@ -472,7 +487,7 @@ impl Logic for CompressorLane {
             self.choice.zbx_x_top_held[m].next = self.stats_zbx.x_top_held[m].val();
         }
         for j in 0..33 {
-            self.choice.zbx_zero_run[j].next = self.stats_zbx.zero_run[j].val();
+            self.choice.zbx_zero_run[j].next = self.runs_zbx.run[j].val();
         }
         self.choice.zbx_single_zero.next = self.stats_zbx.single_zero.val();
         self.choice.zbx_single_zero_top.next = self.stats_zbx.single_zero_top.val();

@@ -36,6 +36,7 @@ pub mod packer;
 pub mod piece_placer;
 pub mod plane_coder;
 pub mod plane_stats;
+pub mod zero_runs;
 
 pub use compressor_lane::CompressorLane;
 pub use decompressor_lane::DecompressorLane;

@@ -30,8 +30,6 @@ pub const MAX_VALUES: usize = 64;
 pub const WIDE_VALUES: usize = 32;
 /// Cycles from the edge that loads the input flops to valid `plane_bits` (classes: 1 cycle).
 pub const STATS_CYCLES: u64 = 3;
-/// Planes with a zero-run length: 0–31 and the DBX borrow plane 32.
-pub const RUN_PLANES: usize = 33;
 
 /// Prefix-code lengths of FORMAT.md §5.3 that do not depend on the geometry.
 /// Single zero plane `001`.
@@ -113,9 +111,6 @@ pub struct PlaneStats {
     pub pos_field_bits: Signal<Out, Bits<3>> = d(),
     /// Bits of all prefix-coded planes (the code's size without its header), registered.
     pub plane_bits: Signal<Out, Bits<11>> = d(),
-    /// Zero planes `j, j−1, …` from plane `j` down (index 32: plane 32), registered: the run
-    /// length k of a [`Self::run_start`] plane, valid two cycles after the load edge.
-    pub zero_run: [Signal<Out, Bits<7>>; RUN_PLANES] = arr(),
     x_q: [DFF<Bits<32>>; WIDE_VALUES] = arr(),
     x_lo_q: [DFF<Bits<17>>; WIDE_VALUES] = arr(),
     x_top_q: [DFF<Bit>; WIDE_VALUES] = arr(),
@@ -146,16 +141,6 @@ pub struct PlaneStats {
     total_r: DFF<Bits<11>> = d(),
     /// Position-field width, registered from the held count (valid with the classes).
     pos_field_r: DFF<Bits<3>> = d(),
-    /// Zero-run lengths (pipeline register 2).
-    zero_run_r: [DFF<Bits<7>>; RUN_PLANES] = arr(),
-    /// Zero-run doubling levels: `runk[j]` counts zero planes from `j` down, at most 2^k.
-    run0: [Signal<Local, Bits<7>>; RUN_PLANES] = arr(),
-    run1: [Signal<Local, Bits<7>>; RUN_PLANES] = arr(),
-    run2: [Signal<Local, Bits<7>>; RUN_PLANES] = arr(),
-    run3: [Signal<Local, Bits<7>>; RUN_PLANES] = arr(),
-    run4: [Signal<Local, Bits<7>>; RUN_PLANES] = arr(),
-    run5: [Signal<Local, Bits<7>>; RUN_PLANES] = arr(),
-    run6: [Signal<Local, Bits<7>>; RUN_PLANES] = arr(),
     // Code lengths of FORMAT.md §5.3 (named constants become Verilog localparams).
     single_zero_bits: Constant<Bits<11>> = Constant::new(SINGLE_ZERO_BITS.into()),
     fixed_code_bits: Constant<Bits<11>> = Constant::new(FIXED_CODE_BITS.into()),
@@ -589,97 +574,6 @@ impl Logic for PlaneStats {
         }
         self.total_r.d.next = (self.sum4[0].val() + self.sum4[1].val()) + self.top_cost_r.q.val();
         self.plane_bits.next = self.total_r.q.val();
-
-        // ---- zero-run lengths from the class flops, by doubling: a count that fills its window
-        // (2^k, the only value with bit k set) extends by the count one window below, which is
-        // an OR (or 2^(k+1) when that one is full too), so no adder is on the path.
-        for j in 0..32 {
-            self.run0[j].next = bits::<7>(0);
-            if self.zero_r.q.val().get_bit(j) {
-                self.run0[j].next = bits::<7>(1);
-            }
-        }
-        self.run0[32].next = bits::<7>(0);
-        if self.zero_top_r.q.val() {
-            self.run0[32].next = bits::<7>(1);
-        }
-        for j in 0..1 {
-            self.run1[j].next = self.run0[j].val();
-        }
-        for j in 1..33 {
-            self.run1[j].next = self.run0[j].val();
-            if self.run0[j].val().get_bit(0) {
-                self.run1[j].next = self.run0[j].val() | self.run0[j - 1].val();
-                if self.run0[j - 1].val().get_bit(0) {
-                    self.run1[j].next = bits::<7>(2);
-                }
-            }
-        }
-        for j in 0..2 {
-            self.run2[j].next = self.run1[j].val();
-        }
-        for j in 2..33 {
-            self.run2[j].next = self.run1[j].val();
-            if self.run1[j].val().get_bit(1) {
-                self.run2[j].next = self.run1[j].val() | self.run1[j - 2].val();
-                if self.run1[j - 2].val().get_bit(1) {
-                    self.run2[j].next = bits::<7>(4);
-                }
-            }
-        }
-        for j in 0..4 {
-            self.run3[j].next = self.run2[j].val();
-        }
-        for j in 4..33 {
-            self.run3[j].next = self.run2[j].val();
-            if self.run2[j].val().get_bit(2) {
-                self.run3[j].next = self.run2[j].val() | self.run2[j - 4].val();
-                if self.run2[j - 4].val().get_bit(2) {
-                    self.run3[j].next = bits::<7>(8);
-                }
-            }
-        }
-        for j in 0..8 {
-            self.run4[j].next = self.run3[j].val();
-        }
-        for j in 8..33 {
-            self.run4[j].next = self.run3[j].val();
-            if self.run3[j].val().get_bit(3) {
-                self.run4[j].next = self.run3[j].val() | self.run3[j - 8].val();
-                if self.run3[j - 8].val().get_bit(3) {
-                    self.run4[j].next = bits::<7>(16);
-                }
-            }
-        }
-        for j in 0..16 {
-            self.run5[j].next = self.run4[j].val();
-        }
-        for j in 16..33 {
-            self.run5[j].next = self.run4[j].val();
-            if self.run4[j].val().get_bit(4) {
-                self.run5[j].next = self.run4[j].val() | self.run4[j - 16].val();
-                if self.run4[j - 16].val().get_bit(4) {
-                    self.run5[j].next = bits::<7>(32);
-                }
-            }
-        }
-        for j in 0..32 {
-            self.run6[j].next = self.run5[j].val();
-        }
-        for j in 32..33 {
-            self.run6[j].next = self.run5[j].val();
-            if self.run5[j].val().get_bit(5) {
-                self.run6[j].next = self.run5[j].val() | self.run5[j - 32].val();
-                if self.run5[j - 32].val().get_bit(5) {
-                    self.run6[j].next = bits::<7>(64);
-                }
-            }
-        }
-        for j in 0..33 {
-            self.zero_run_r[j].clock.next = self.clock.val();
-            self.zero_run_r[j].d.next = self.run6[j].val();
-            self.zero_run[j].next = self.zero_run_r[j].q.val();
-        }
     }
 }
 
@@ -718,16 +612,6 @@ mod tests {
         s.plane_bits.val().to_u32()
     }
 
-    /// The registered zero-run lengths against a plain loop over the zero-plane mask: plane `j`'s
-    /// count is the number of zero planes `j, j−1, …` down to the first nonzero one.
-    fn assert_zero_runs(s: &PlaneStats, trial: usize) {
-        let zero = s.zero.val().to_u64() | (s.zero_top.val() as u64) << 32;
-        for j in 0..RUN_PLANES {
-            let expected = (0..=j).rev().take_while(|&p| zero >> p & 1 == 1).count() as u64;
-            assert_eq!(s.zero_run[j].val().to_u64(), expected, "plane {j}, zero mask {zero:#x}, trial {trial}");
-        }
-    }
-
     #[test]
     fn plane_bits_equal_the_golden_size_model_for_all_three_codes() {
         let mut rng = ChaCha8Rng::seed_from_u64(2);
@@ -748,7 +632,6 @@ mod tests {
             let sizes = block_sizes(&block, width);
             let values: Vec<u64> = syms.iter().map(|&v| v as u64).collect();
             assert_eq!(plane_bits(&mut s, &values, wide, false), sizes.bx, "BX, trial {trial}");
-            assert_zero_runs(&s, trial);
             let deltas: Vec<u64> = syms
                 .windows(2)
                 .map(|p| (p[1] as i64 - p[0] as i64) as u64 & ((1u64 << (width.bits() + 1)) - 1))
@@ -758,7 +641,6 @@ mod tests {
                 sizes.dbx,
                 "DBX, trial {trial}"
             );
-            assert_zero_runs(&s, trial);
             let nonzero: Vec<u64> = values.iter().copied().filter(|&v| v != 0).collect();
             if !nonzero.is_empty() {
                 assert_eq!(
