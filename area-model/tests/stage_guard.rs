@@ -1,7 +1,7 @@
 //! The per-stage timing guard (`area_model::stages`) on ASAP7 RVT TT at 1.5 GHz (667 ps): a
 //! deliberately chained module is rejected and its tree form passes; a stage whose output is
-//! combinational is flagged; and the compressor lane's plane-statistics stages fit the budget
-//! with registered outputs. Needs yosys (`scripts/install-area-tools.sh`).
+//! combinational is flagged; and the compressor lane's plane-statistics and emitter stages fit
+//! the budget with registered outputs. Needs yosys (`scripts/install-area-tools.sh`).
 
 use area_model::stages::{check_stage, stage_budget_ps, stage_source};
 use area_model::{ASAP7_RVT_TT, LIBERTY_DIR, Liberty};
@@ -97,16 +97,27 @@ fn a_combinational_output_is_flagged() {
     assert!(!t.unregistered_outputs.is_empty() && !t.passes(), "{t:?}");
 }
 
-#[test]
-fn the_lanes_plane_statistics_stages_fit_1_5_ghz_with_registered_outputs() {
+/// Maps each named stage module of the compressor lane (`rtl_gen::TOPS[0]`) and asserts that it
+/// fits the budget with registered outputs.
+fn lane_stages_fit(stages: &[&str]) {
     let lib = asap7();
     let top = &rtl_gen::TOPS[0];
     let verilog = (top.verilog)();
-    for code in ["stats_bx", "stats_dbx", "stats_zbx"] {
-        let stage = format!("{}${code}", top.name);
+    for name in stages {
+        let stage = format!("{}${name}", top.name);
         let t = check_stage(&stage_source(&verilog, &stage).unwrap(), &stage, &lib, PERIOD_PS, &work()).unwrap();
         eprintln!("{t:?}");
         assert!(t.unregistered_outputs.is_empty(), "{stage}: outputs not registered: {:?}", t.unregistered_outputs);
         assert!(t.passes(), "{stage}: ABC delay {:.1} ps over the budget {:.1} ps", t.abc_delay_ps, t.budget_ps);
     }
+}
+
+#[test]
+fn the_lanes_plane_statistics_stages_fit_1_5_ghz_with_registered_outputs() {
+    lane_stages_fit(&["stats_bx", "stats_dbx", "stats_zbx"]);
+}
+
+#[test]
+fn the_lanes_emitter_stages_fit_1_5_ghz_with_registered_outputs() {
+    lane_stages_fit(&["coder", "placer"]);
 }

@@ -120,8 +120,10 @@ fn real_activation_blocks_match_the_golden_encoder() {
 
 /// Latency by hand (docs/HARDWARE.md, "Stages"): beats in cycles 0–3 (the 4th loads stage 1),
 /// stage 1 in cycle 4, stage 2 in cycles 5–8 (input flops, class flops, partial sums, total:
-/// the plane statistics' 3 pipeline registers), emitter in cycles 9–12, output register in 13.
-const HAND_LATENCY_CYCLES: u64 = 13;
+/// the plane statistics' 3 pipeline registers; the choice loads the plane queue at the end of
+/// cycle 8), the coder takes the queue's 4 groups in cycles 9–12, the placer places them in
+/// cycles 10–13, its complete buffer loads the output register in cycle 14, out in cycle 15.
+const HAND_LATENCY_CYCLES: u64 = 15;
 /// The bound on the lane latency (BPC's compressor: 11).
 const MAX_LATENCY_CYCLES: u64 = 16;
 
@@ -251,16 +253,18 @@ fn vcd_trace_has_readable_signals_and_parses_back() {
     let out_valid = find(&["uut", "out_valid"]);
     let out_tag = find(&["uut", "out_tag"]);
     for p in [
-        ["uut", "beat_data$0"],
-        ["uut", "out_len"],
-        ["uut", "out_payload$0"],
-        ["uut", "size_zvc"],
-        ["uut", "size_dbx"],
-        ["uut", "size_bx"],
-        ["uut", "size_zbx"],
-        ["uut", "choice_tag"],
+        &["uut", "beat_data$0"][..],
+        &["uut", "out_len"],
+        &["uut", "out_payload$0"],
+        &["uut", "choice", "size_zvc"],
+        &["uut", "choice", "size_dbx"],
+        &["uut", "choice", "size_bx"],
+        &["uut", "choice", "size_zbx"],
+        &["uut", "choice", "choice_tag"],
+        &["uut", "coder", "offset$0"],
+        &["uut", "placer", "payload$0"],
     ] {
-        find(&p);
+        find(p);
     }
     let (mut beat_high, mut out_high, mut tags, mut times) = (0, 0, 0, 0);
     for command in parser {

@@ -25,8 +25,6 @@ pub struct Compactor {
     pub words: [Signal<In, Bits<32>>; 32],
     /// 16-bit symbols (64 per block); else 32-bit (32 per block).
     pub w16: Signal<In, Bit>,
-    /// The registered words.
-    pub words_q: [Signal<Out, Bits<32>>; 32],
     /// The registered width flag.
     pub w16_q: Signal<Out, Bit>,
     /// Symbols of the block in order: 32 words, or 64 half-words low half first (the bytes are
@@ -80,7 +78,6 @@ impl Default for Compactor {
             load: Default::default(),
             words: std::array::from_fn(|_| Default::default()),
             w16: Default::default(),
-            words_q: std::array::from_fn(|_| Default::default()),
             w16_q: Default::default(),
             sym: arr(),
             words_r: std::array::from_fn(|_| Default::default()),
@@ -130,7 +127,6 @@ impl Logic for Compactor {
             if self.load.val() {
                 self.words_r[k].d.next = self.words[k].val();
             }
-            self.words_q[k].next = self.words_r[k].q.val();
         }
         if self.load.val() {
             self.w16_r.d.next = self.w16.val();

@@ -13,35 +13,54 @@
 //! * Output (valid/ready), one transaction per block: `out_tag` (3 bits), `out_len` (payload
 //!   bits), `out_payload[k]` = payload bits `32k … 32k+31` with the first bit in bit 31 (zero past
 //!   `out_len`), `out_block` = the block's original words (as input), `out_id`, `out_last`
-//!   (the transfer's final block).
+//!   (the transfer's final block). Read them only while `out_valid` is high.
 //!
-//! # Stages (one block every 4 cycles, latency 10 cycles)
+//! # Stages (one block every 4 cycles, latency [`LATENCY_CYCLES`])
 //! 1. gather: three beats in flops; the fourth (or `beat_last`) beat loads stage 1 directly.
 //! 2. stage 1 (flops inside the [`Compactor`]): symbol view, nonzero mask and count, nonzeros to
 //!    the front; the DBX deltas; all captured by stage 2.
-//! 3. stage 2 (flops inside the three [`PlaneStats`], plus `s2_*`): plane statistics and sizes of
-//!    DBX, BX and ZBX, the ZVC and base-code sizes, the choice, and the transpose of the chosen
-//!    code's planes into the emitter's plane queue.
-//! 4. emitter (`em_*`), time-shared over 4 cycles: a header unit (cycle 0) and 9 plane coders
-//!    that each cycle code the next 9 planes of the queue and OR their pieces into the payload
-//!    buffer at the running bit position; ZVC and raw fill the buffer at load (fixed layout).
-//! 5. output register (`o_*`).
+//! 3. stage 2 (flops inside the three [`PlaneStats`], plus `s2_*`), [`STATS_CYCLES`] + 1 cycles:
+//!    plane classes, sizes and zero runs of DBX, BX and ZBX; then the ZVC and base-code sizes,
+//!    the choice by parallel compares, and the chosen code's planes (or ZVC/raw words) loaded
+//!    into the plane queue `q_*` (36 slots: a header and up to 33 planes, top plane first).
+//! 4. emitter, two stages stepping together, 9 queue slots per cycle for 4 cycles:
+//!    [`PlaneCoder`] (codes and bit offsets by prefix) → [`PiecePlacer`] (funnel shift, AND-OR
+//!    placement into the payload buffer).
+//! 5. output register (`o_*`): the payload when the placer has completed it, with the block's
+//!    tag, length, id and original words, which wait in `fin_*` from the coder's last group.
 //!
 //! Sub-blocks own the flops in front of their logic, so no combinational path runs through a
-//! sub-block (Verilator's lint sees no loops).
+//! sub-block (Verilator's lint sees no loops). The original block is held by the gather and
+//! stage-1 flops, then by the BX plane statistics' input flops (the BX values are the symbols),
+//! then `em_words`, `fin_words` (while the placer completes the payload) and `o_block`.
 
+use super::choice_stage::ChoiceStage;
 use super::compactor::Compactor;
 use super::hdl_util::{arr, constants, d};
+use super::piece_placer::PiecePlacer;
+use super::plane_coder::PlaneCoder;
 use super::plane_stats::{PlaneStats, STATS_CYCLES};
+use super::zero_runs::ZeroRuns;
 use rust_hdl::prelude::*;
 
-/// Planes the emitter's queue holds: 33 planes (DBX, 32-bit symbols) rounded up to 4 cycles × 9
-/// plane coders.
+/// Slots of the emitter's plane queue: a header and 33 planes (DBX, 32-bit symbols), rounded up
+/// to 4 cycles × [`GROUP_SLOTS`](super::plane_coder::GROUP_SLOTS).
 pub const QUEUE_PLANES: usize = 36;
 /// Cycles the lane spends on each block (its initiation interval).
 pub const CYCLES_PER_BLOCK: u64 = 4;
-/// Cycles from the first beat of a block entering to its encoding on the output.
-pub const LATENCY_CYCLES: u64 = 10 + STATS_CYCLES;
+/// Cycles from the first beat of a block entering to its encoding on the output: gather 4,
+/// stage 1 1, stage 2 [`STATS_CYCLES`] + 1, coder 4, placer 1, output register 1.
+pub const LATENCY_CYCLES: u64 = 12 + STATS_CYCLES;
+/// FORMAT.md §4 tag of ZVC.
+pub const TAG_ZVC: u64 = 0;
+/// FORMAT.md §4 tag of DBX.
+pub const TAG_DBX: u64 = 1;
+/// FORMAT.md §4 tag of BX.
+pub const TAG_BX: u64 = 2;
+/// FORMAT.md §4 tag of ZBX.
+pub const TAG_ZBX: u64 = 3;
+/// FORMAT.md §4 tag of raw.
+pub const TAG_RAW: u64 = 4;
 
 hw_block! {
 /// One compressor lane; see the module docs for ports and stages.
@@ -85,7 +104,12 @@ pub struct CompressorLane {
     stats_dbx: PlaneStats = d(),
     stats_bx: PlaneStats = d(),
     stats_zbx: PlaneStats = d(),
-    word_index: [Constant<Bits<6>>; 32] = constants(1),
+    runs_dbx: ZeroRuns = d(),
+    runs_bx: ZeroRuns = d(),
+    runs_zbx: ZeroRuns = d(),
+    choice: ChoiceStage = d(),
+    coder: PlaneCoder = d(),
+    placer: PiecePlacer = d(),
     byte_index: [Constant<Bits<8>>; 33] = constants(4),
     gather_count: DFF<Bits<2>> = d(),
     gather: [DFF<Bits<32>>; 24] = arr(),
@@ -97,38 +121,17 @@ pub struct CompressorLane {
     s2_age: DFF<Bits<2>> = d(),
     /// [`STATS_CYCLES`] as a Verilog constant.
     stats_cycles: Constant<Bits<2>> = Constant::new(STATS_CYCLES.into()),
-    s2_words: [DFF<Bits<32>>; 32] = arr(),
-    s2_packed: [DFF<Bits<32>>; 64] = arr(),
     s2_mask_hi: DFF<Bits<32>> = d(),
     s2_mask_lo: DFF<Bits<32>> = d(),
     s2_nonzero: DFF<Bits<7>> = d(),
     s2_w16: DFF<Bit> = d(),
     s2_id: DFF<Bits<8>> = d(),
     s2_last: DFF<Bit> = d(),
-    em_busy: DFF<Bit> = d(),
-    em_cycle: DFF<Bits<2>> = d(),
-    em_buf: [DFF<Bits<32>>; 32] = arr(),
-    em_pos: DFF<Bits<11>> = d(),
-    em_plane_hi: [DFF<Bits<32>>; QUEUE_PLANES] = arr(),
-    em_plane_lo: [DFF<Bits<32>>; QUEUE_PLANES] = arr(),
-    em_class: [DFF<Bits<3>>; QUEUE_PLANES] = arr(),
-    em_run: [DFF<Bits<6>>; QUEUE_PLANES] = arr(),
-    em_head_a: DFF<Bits<32>> = d(),
-    em_head_a_len: DFF<Bits<6>> = d(),
-    em_head_b: DFF<Bits<32>> = d(),
-    em_head_b_len: DFF<Bits<6>> = d(),
-    em_tag: DFF<Bits<3>> = d(),
-    em_len: DFF<Bits<11>> = d(),
-    em_plane_len: DFF<Bits<7>> = d(),
-    em_hi_len: DFF<Bits<6>> = d(),
-    em_lo_len: DFF<Bits<6>> = d(),
-    em_pos_shift: DFF<Bits<5>> = d(),
-    em_pos_len: DFF<Bits<6>> = d(),
-    em_run_shift: DFF<Bits<5>> = d(),
-    em_run_len: DFF<Bits<6>> = d(),
-    em_words: [DFF<Bits<32>>; 32] = arr(),
-    em_id: DFF<Bits<8>> = d(),
-    em_last: DFF<Bit> = d(),
+    fin_words: [DFF<Bits<32>>; 32] = arr(),
+    fin_tag: DFF<Bits<3>> = d(),
+    fin_len: DFF<Bits<11>> = d(),
+    fin_id: DFF<Bits<8>> = d(),
+    fin_last: DFF<Bit> = d(),
     o_valid: DFF<Bit> = d(),
     o_tag: DFF<Bits<3>> = d(),
     o_len: DFF<Bits<11>> = d(),
@@ -137,6 +140,7 @@ pub struct CompressorLane {
     o_id: DFF<Bits<8>> = d(),
     o_last: DFF<Bit> = d(),
     out_free: Signal<Local, Bit> = d(),
+    em_last_group: Signal<Local, Bit> = d(),
     em_stall: Signal<Local, Bit> = d(),
     em_step: Signal<Local, Bit> = d(),
     em_finish: Signal<Local, Bit> = d(),
@@ -157,56 +161,6 @@ pub struct CompressorLane {
     count_dbx_l: Signal<Local, Bits<7>> = d(),
     x_top_dbx_l: [Signal<Local, Bit>; 32] = arr(),
     delta: [Signal<Local, Bits<32>>; 64] = arr(),
-    base_symbol: Signal<Local, Bits<32>> = d(),
-    size_zvc: Signal<Local, Bits<11>> = d(),
-    size_dbx: Signal<Local, Bits<11>> = d(),
-    size_bx: Signal<Local, Bits<11>> = d(),
-    size_zbx: Signal<Local, Bits<11>> = d(),
-    base_value: Signal<Local, Bits<32>> = d(),
-    base_len: Signal<Local, Bits<11>> = d(),
-    choice_tag: Signal<Local, Bits<3>> = d(),
-    choice_len: Signal<Local, Bits<11>> = d(),
-    sel_len: Signal<Local, Bits<7>> = d(),
-    sel_pos_field: Signal<Local, Bits<3>> = d(),
-    sel_y: [Signal<Local, Bits<32>>; 32] = arr(),
-    sel_y_lo: [Signal<Local, Bits<17>>; 32] = arr(),
-    sel_y_top: [Signal<Local, Bit>; 32] = arr(),
-    sel_single: Signal<Local, Bits<32>> = d(),
-    sel_run: Signal<Local, Bits<32>> = d(),
-    sel_zero: Signal<Local, Bits<32>> = d(),
-    sel_all_ones: Signal<Local, Bits<32>> = d(),
-    sel_dbp_zero: Signal<Local, Bits<32>> = d(),
-    sel_two: Signal<Local, Bits<32>> = d(),
-    sel_one: Signal<Local, Bits<32>> = d(),
-    sel_verbatim: Signal<Local, Bits<32>> = d(),
-    sel_single_top: Signal<Local, Bit> = d(),
-    sel_run_top: Signal<Local, Bit> = d(),
-    sel_zero_top: Signal<Local, Bit> = d(),
-    sel_all_ones_top: Signal<Local, Bit> = d(),
-    sel_dbp_zero_top: Signal<Local, Bit> = d(),
-    sel_two_top: Signal<Local, Bit> = d(),
-    sel_one_top: Signal<Local, Bit> = d(),
-    sel_verbatim_top: Signal<Local, Bit> = d(),
-    plane_hi: [Signal<Local, Bits<32>>; 33] = arr(),
-    plane_lo: [Signal<Local, Bits<32>>; 33] = arr(),
-    plane_class: [Signal<Local, Bits<3>>; 33] = arr(),
-    plane_run: [Signal<Local, Bits<6>>; 33] = arr(),
-    eb: [Signal<Local, Bits<32>>; 32] = arr(),
-    ep: Signal<Local, Bits<11>> = d(),
-    ins_idx: Signal<Local, Bits<6>> = d(),
-    ins_off: Signal<Local, Bits<6>> = d(),
-    ins_hi: Signal<Local, Bits<32>> = d(),
-    ins_lo: Signal<Local, Bits<32>> = d(),
-    piece_a: Signal<Local, Bits<32>> = d(),
-    piece_a_len: Signal<Local, Bits<6>> = d(),
-    piece_b: Signal<Local, Bits<32>> = d(),
-    piece_b_len: Signal<Local, Bits<6>> = d(),
-    piece_c: Signal<Local, Bits<32>> = d(),
-    piece_c_len: Signal<Local, Bits<6>> = d(),
-    coder_tz: Signal<Local, Bits<7>> = d(),
-    coder_found: Signal<Local, Bit> = d(),
-    coder_pos: Signal<Local, Bits<7>> = d(),
-    coder_run: Signal<Local, Bits<6>> = d(),
 }
 }
 
@@ -229,24 +183,10 @@ impl Logic for CompressorLane {
             s2_w16,
             s2_id,
             s2_last,
-            em_busy,
-            em_cycle,
-            em_pos,
-            em_head_a,
-            em_head_a_len,
-            em_head_b,
-            em_head_b_len,
-            em_tag,
-            em_len,
-            em_plane_len,
-            em_hi_len,
-            em_lo_len,
-            em_pos_shift,
-            em_pos_len,
-            em_run_shift,
-            em_run_len,
-            em_id,
-            em_last,
+            fin_tag,
+            fin_len,
+            fin_id,
+            fin_last,
             o_valid,
             o_tag,
             o_len,
@@ -258,38 +198,23 @@ impl Logic for CompressorLane {
             self.gather[i].d.next = self.gather[i].q.val();
         }
         for i in 0..32 {
-            self.s2_words[i].clock.next = self.clock.val();
-            self.s2_words[i].d.next = self.s2_words[i].q.val();
-            self.em_buf[i].clock.next = self.clock.val();
-            self.em_buf[i].d.next = self.em_buf[i].q.val();
-            self.em_words[i].clock.next = self.clock.val();
-            self.em_words[i].d.next = self.em_words[i].q.val();
+            self.fin_words[i].clock.next = self.clock.val();
+            self.fin_words[i].d.next = self.fin_words[i].q.val();
             self.o_payload[i].clock.next = self.clock.val();
             self.o_payload[i].d.next = self.o_payload[i].q.val();
             self.o_block[i].clock.next = self.clock.val();
             self.o_block[i].d.next = self.o_block[i].q.val();
         }
-        for i in 0..64 {
-            self.s2_packed[i].clock.next = self.clock.val();
-            self.s2_packed[i].d.next = self.s2_packed[i].q.val();
-        }
-        for i in 0..36 {
-            self.em_plane_hi[i].clock.next = self.clock.val();
-            self.em_plane_hi[i].d.next = self.em_plane_hi[i].q.val();
-            self.em_plane_lo[i].clock.next = self.clock.val();
-            self.em_plane_lo[i].d.next = self.em_plane_lo[i].q.val();
-            self.em_class[i].clock.next = self.clock.val();
-            self.em_class[i].d.next = self.em_class[i].q.val();
-            self.em_run[i].clock.next = self.clock.val();
-            self.em_run[i].d.next = self.em_run[i].q.val();
-        }
 
-        // ---- flow control: a stage moves on when the next one is empty or moving too
+        // ---- flow control: a stage moves on when the next one is empty or moving too. The
+        // emitter (queue, coder, placer, `fin_*`) steps as a whole; it freezes when the placer
+        // holds a complete payload and the output register a block that is not being taken.
         self.out_free.next = !self.o_valid.q.val() | self.out_ready.val();
-        self.em_stall.next = self.em_busy.q.val() & (self.em_cycle.q.val() == 3) & !self.out_free.val();
-        self.em_step.next = self.em_busy.q.val() & !self.em_stall.val();
-        self.em_finish.next = self.em_step.val() & (self.em_cycle.q.val() == 3);
-        self.em_free.next = !self.em_busy.q.val() | self.em_finish.val();
+        self.em_last_group.next = self.choice.busy.val() & (self.choice.cycle.val() == 3);
+        self.em_stall.next = self.placer.done.val() & !self.out_free.val();
+        self.em_step.next = !self.em_stall.val();
+        self.em_finish.next = self.em_step.val() & self.em_last_group.val();
+        self.em_free.next = !self.choice.busy.val() | self.em_finish.val();
         self.s2_move.next = self.s2_valid.q.val() & (self.s2_age.q.val() == self.stats_cycles.val()) & self.em_free.val();
         self.s2_free.next = !self.s2_valid.q.val() | self.s2_move.val();
         self.s1_move.next = self.s1_valid.q.val() & self.s2_free.val();
@@ -469,7 +394,7 @@ impl Logic for CompressorLane {
         self.stats_dbx.wide.next = !self.compactor.w16_q.val();
         self.stats_dbx.extra.next = true;
 
-        // ---- stage 2 registers: block, compacted symbols, mask, count
+        // ---- stage 2 registers: mask, count, width, id (the symbols stay in the stats' input flops)
         self.s2_valid.d.next = self.s2_valid.q.val() & !self.s2_move.val();
         if self.s2_age.q.val() != self.stats_cycles.val() {
             self.s2_age.d.next = self.s2_age.q.val() + 1;
@@ -477,12 +402,6 @@ impl Logic for CompressorLane {
         if self.s1_move.val() {
             self.s2_valid.d.next = true;
             self.s2_age.d.next = bits::<2>(0);
-            for k in 0..32 {
-                self.s2_words[k].d.next = self.compactor.words_q[k].val();
-            }
-            for i in 0..64 {
-                self.s2_packed[i].d.next = self.compactor.packed[i].val();
-            }
             self.s2_mask_hi.d.next = self.compactor.mask_hi.val();
             self.s2_mask_lo.d.next = self.compactor.mask_lo.val();
             self.s2_nonzero.d.next = self.compactor.nonzero.val();
@@ -490,573 +409,157 @@ impl Logic for CompressorLane {
             self.s2_id.d.next = self.s1_id.q.val();
             self.s2_last.d.next = self.s1_last.q.val();
         }
-        // ---- stage 2: sizes of all four codes, and the choice
-        self.size_bx.next = self.stats_bx.plane_bits.val();
-        self.size_zbx.next = bits::<11>(32);
-        self.size_zvc.next = bits::<11>(32) + (bit_cast::<11, 7>(self.s2_nonzero.q.val()) << 5);
-        if self.s2_w16.q.val() {
-            self.size_zbx.next = bits::<11>(64);
-            self.size_zvc.next = bits::<11>(64) + (bit_cast::<11, 7>(self.s2_nonzero.q.val()) << 4);
-        }
-        if self.s2_nonzero.q.val().any() {
-            self.size_zbx.next = self.size_zbx.val() + self.stats_zbx.plane_bits.val();
-        }
-        // DBX base code: the first symbol, sign-extended, in the shortest field that holds it.
-        self.base_symbol.next = self.s2_words[0].q.val();
-        if self.s2_w16.q.val() {
-            self.base_symbol.next = self.s2_words[0].q.val() & 0xFFFF;
-        }
-        self.base_value.next = self.base_symbol.val();
-        if self.s2_w16.q.val() & self.base_symbol.val().get_bit(15) {
-            self.base_value.next = self.base_symbol.val() | 0xFFFF_0000_u64;
-        }
-        self.base_len.next = bits::<11>(33);
-        if self.s2_w16.q.val() {
-            self.base_len.next = bits::<11>(17);
-        }
-        if !self.s2_w16.q.val() & ((self.base_value.val() + 0x8000) < 0x1_0000) {
-            self.base_len.next = bits::<11>(19);
-        }
-        if (self.base_value.val() + 0x80) < 0x100 {
-            self.base_len.next = bits::<11>(11);
-        }
-        if (self.base_value.val() + 0x8) < 0x10 {
-            self.base_len.next = bits::<11>(7);
-        }
-        if !self.base_value.val().any() {
-            self.base_len.next = bits::<11>(3);
-        }
-        self.size_dbx.next = self.base_len.val() + self.stats_dbx.plane_bits.val();
-        // Smallest wins; ties go to the lowest tag; raw (1,024 bits) only if strictly smaller.
-        self.choice_tag.next = bits::<3>(4);
-        self.choice_len.next = bits::<11>(1024);
-        if self.size_zbx.val() <= self.choice_len.val() {
-            self.choice_tag.next = bits::<3>(3);
-            self.choice_len.next = self.size_zbx.val();
-        }
-        if self.size_bx.val() <= self.choice_len.val() {
-            self.choice_tag.next = bits::<3>(2);
-            self.choice_len.next = self.size_bx.val();
-        }
-        if self.size_dbx.val() <= self.choice_len.val() {
-            self.choice_tag.next = bits::<3>(1);
-            self.choice_len.next = self.size_dbx.val();
-        }
-        if self.size_zvc.val() <= self.choice_len.val() {
-            self.choice_tag.next = bits::<3>(0);
-            self.choice_len.next = self.size_zvc.val();
-        }
+        // ---- stage 2: zero-run lengths of each code (beside its statistics)
+        self.runs_dbx.clock.next = self.clock.val();
+        self.runs_dbx.zero.next = self.stats_dbx.zero.val();
+        self.runs_dbx.zero_top.next = self.stats_dbx.zero_top.val();
+        self.runs_bx.clock.next = self.clock.val();
+        self.runs_bx.zero.next = self.stats_bx.zero.val();
+        self.runs_bx.zero_top.next = self.stats_bx.zero_top.val();
+        self.runs_zbx.clock.next = self.clock.val();
+        self.runs_zbx.zero.next = self.stats_zbx.zero.val();
+        self.runs_zbx.zero_top.next = self.stats_zbx.zero_top.val();
 
-        // ---- stage 2: the chosen plane code's values and plane classes
+        // ---- stage 2's last cycle: the choice and the plane-queue load (its own module)
+        self.choice.clock.next = self.clock.val();
+        self.choice.reset.next = self.reset.val();
+        self.choice.load.next = self.s2_move.val();
+        self.choice.step.next = self.em_step.val();
+        self.choice.mask_hi.next = self.s2_mask_hi.q.val();
+        self.choice.mask_lo.next = self.s2_mask_lo.q.val();
+        self.choice.nonzero.next = self.s2_nonzero.q.val();
+        self.choice.w16.next = self.s2_w16.q.val();
+        self.choice.id.next = self.s2_id.q.val();
+        self.choice.last.next = self.s2_last.q.val();
         for m in 0..32 {
-            self.sel_y[m].next = self.stats_bx.x_held[m].val();
-            self.sel_y_lo[m].next = self.stats_bx.x_lo_held[m].val();
-            self.sel_y_top[m].next = self.stats_bx.x_top_held[m].val();
+            self.choice.dbx_x_held[m].next = self.stats_dbx.x_held[m].val();
+            self.choice.dbx_x_lo_held[m].next = self.stats_dbx.x_lo_held[m].val();
+            self.choice.dbx_x_top_held[m].next = self.stats_dbx.x_top_held[m].val();
         }
-        self.sel_single.next = self.stats_bx.single_zero.val();
-        self.sel_run.next = self.stats_bx.run_start.val();
-        self.sel_zero.next = self.stats_bx.zero.val();
-        self.sel_all_ones.next = self.stats_bx.all_ones.val();
-        self.sel_dbp_zero.next = self.stats_bx.dbp_zero.val();
-        self.sel_two.next = self.stats_bx.two_ones.val();
-        self.sel_one.next = self.stats_bx.one_one.val();
-        self.sel_verbatim.next = self.stats_bx.verbatim.val();
-        self.sel_single_top.next = self.stats_bx.single_zero_top.val();
-        self.sel_run_top.next = self.stats_bx.run_start_top.val();
-        self.sel_zero_top.next = self.stats_bx.zero_top.val();
-        self.sel_all_ones_top.next = self.stats_bx.all_ones_top.val();
-        self.sel_dbp_zero_top.next = self.stats_bx.dbp_zero_top.val();
-        self.sel_two_top.next = self.stats_bx.two_ones_top.val();
-        self.sel_one_top.next = self.stats_bx.one_one_top.val();
-        self.sel_verbatim_top.next = self.stats_bx.verbatim_top.val();
-        self.sel_len.next = self.stats_bx.plane_len.val();
-        self.sel_pos_field.next = self.stats_bx.pos_field_bits.val();
-        if self.choice_tag.val() == 1 {
-            for m in 0..32 {
-                self.sel_y[m].next = self.stats_dbx.x_held[m].val();
-                self.sel_y_lo[m].next = self.stats_dbx.x_lo_held[m].val();
-                self.sel_y_top[m].next = self.stats_dbx.x_top_held[m].val();
-            }
-            self.sel_single.next = self.stats_dbx.single_zero.val();
-            self.sel_run.next = self.stats_dbx.run_start.val();
-            self.sel_zero.next = self.stats_dbx.zero.val();
-            self.sel_all_ones.next = self.stats_dbx.all_ones.val();
-            self.sel_dbp_zero.next = self.stats_dbx.dbp_zero.val();
-            self.sel_two.next = self.stats_dbx.two_ones.val();
-            self.sel_one.next = self.stats_dbx.one_one.val();
-            self.sel_verbatim.next = self.stats_dbx.verbatim.val();
-            self.sel_single_top.next = self.stats_dbx.single_zero_top.val();
-            self.sel_run_top.next = self.stats_dbx.run_start_top.val();
-            self.sel_zero_top.next = self.stats_dbx.zero_top.val();
-            self.sel_all_ones_top.next = self.stats_dbx.all_ones_top.val();
-            self.sel_dbp_zero_top.next = self.stats_dbx.dbp_zero_top.val();
-            self.sel_two_top.next = self.stats_dbx.two_ones_top.val();
-            self.sel_one_top.next = self.stats_dbx.one_one_top.val();
-            self.sel_verbatim_top.next = self.stats_dbx.verbatim_top.val();
-            self.sel_len.next = self.stats_dbx.plane_len.val();
-            self.sel_pos_field.next = self.stats_dbx.pos_field_bits.val();
-        }
-        if self.choice_tag.val() == 3 {
-            for m in 0..32 {
-                self.sel_y[m].next = self.stats_zbx.x_held[m].val();
-                self.sel_y_lo[m].next = self.stats_zbx.x_lo_held[m].val();
-                self.sel_y_top[m].next = self.stats_zbx.x_top_held[m].val();
-            }
-            self.sel_single.next = self.stats_zbx.single_zero.val();
-            self.sel_run.next = self.stats_zbx.run_start.val();
-            self.sel_zero.next = self.stats_zbx.zero.val();
-            self.sel_all_ones.next = self.stats_zbx.all_ones.val();
-            self.sel_dbp_zero.next = self.stats_zbx.dbp_zero.val();
-            self.sel_two.next = self.stats_zbx.two_ones.val();
-            self.sel_one.next = self.stats_zbx.one_one.val();
-            self.sel_verbatim.next = self.stats_zbx.verbatim.val();
-            self.sel_single_top.next = self.stats_zbx.single_zero_top.val();
-            self.sel_run_top.next = self.stats_zbx.run_start_top.val();
-            self.sel_zero_top.next = self.stats_zbx.zero_top.val();
-            self.sel_all_ones_top.next = self.stats_zbx.all_ones_top.val();
-            self.sel_dbp_zero_top.next = self.stats_zbx.dbp_zero_top.val();
-            self.sel_two_top.next = self.stats_zbx.two_ones_top.val();
-            self.sel_one_top.next = self.stats_zbx.one_one_top.val();
-            self.sel_verbatim_top.next = self.stats_zbx.verbatim_top.val();
-            self.sel_len.next = self.stats_zbx.plane_len.val();
-            self.sel_pos_field.next = self.stats_zbx.pos_field_bits.val();
-        }
-        // The chosen code's XORed values y = x ^ (x >> 1), plane 32 above bit 31 (the plane
-        // statistics hand on their registered x, so that their outputs are flops).
-        for m in 0..32 {
-            self.sel_y[m].next = (self.sel_y[m].val() ^ (self.sel_y[m].val() >> 1))
-                .replace_bit(31, self.sel_y[m].val().get_bit(31) ^ self.sel_y_top[m].val());
-            self.sel_y_lo[m].next = self.sel_y_lo[m].val() ^ (self.sel_y_lo[m].val() >> 1);
-        }
-        // Plane class (what the prefix code writes) and zero-run length, per plane.
-        for j in 0..32 {
-            self.plane_class[j].next = bits::<3>(0);
-            if self.sel_verbatim.val().get_bit(j) {
-                self.plane_class[j].next = bits::<3>(7);
-            }
-            if self.sel_one.val().get_bit(j) {
-                self.plane_class[j].next = bits::<3>(6);
-            }
-            if self.sel_two.val().get_bit(j) {
-                self.plane_class[j].next = bits::<3>(5);
-            }
-            if self.sel_dbp_zero.val().get_bit(j) {
-                self.plane_class[j].next = bits::<3>(4);
-            }
-            if self.sel_all_ones.val().get_bit(j) {
-                self.plane_class[j].next = bits::<3>(3);
-            }
-            if self.sel_run.val().get_bit(j) {
-                self.plane_class[j].next = bits::<3>(2);
-            }
-            if self.sel_single.val().get_bit(j) {
-                self.plane_class[j].next = bits::<3>(1);
-            }
-        }
-        self.plane_class[32].next = bits::<3>(0);
-        if self.sel_verbatim_top.val() {
-            self.plane_class[32].next = bits::<3>(7);
-        }
-        if self.sel_one_top.val() {
-            self.plane_class[32].next = bits::<3>(6);
-        }
-        if self.sel_two_top.val() {
-            self.plane_class[32].next = bits::<3>(5);
-        }
-        if self.sel_dbp_zero_top.val() {
-            self.plane_class[32].next = bits::<3>(4);
-        }
-        if self.sel_all_ones_top.val() {
-            self.plane_class[32].next = bits::<3>(3);
-        }
-        if self.sel_run_top.val() {
-            self.plane_class[32].next = bits::<3>(2);
-        }
-        if self.sel_single_top.val() {
-            self.plane_class[32].next = bits::<3>(1);
-        }
-        self.plane_run[0].next = bits::<6>(0);
-        if self.sel_zero.val().get_bit(0) {
-            self.plane_run[0].next = bits::<6>(1);
-        }
-        for j in 1..32 {
-            self.plane_run[j].next = bits::<6>(0);
-            if self.sel_zero.val().get_bit(j) {
-                self.plane_run[j].next = self.plane_run[j - 1].val() + 1;
-            }
-        }
-        self.plane_run[32].next = bits::<6>(0);
-        if self.sel_zero_top.val() {
-            self.plane_run[32].next = self.plane_run[31].val() + 1;
-        }
-        // Transpose (wiring): plane j holds bit j of value m at bit 31 − m of `hi` (m < 32) or
-        // of `lo` (m ≥ 32), first value leftmost. Evaluated only when the emitter loads.
         for j in 0..33 {
-            self.plane_hi[j].next = bits::<32>(0);
-            self.plane_lo[j].next = bits::<32>(0);
+            self.choice.dbx_zero_run[j].next = self.runs_dbx.run[j].val();
         }
-        if self.s2_move.val() {
-            for j in 0..32 {
-                for m in 0..32 {
-                    self.plane_hi[j].next = self.plane_hi[j]
-                        .val()
-                        .replace_bit(31 - m, self.sel_y[m].val().get_bit(j));
-                }
-            }
-            for j in 0..17 {
-                for m in 0..32 {
-                    self.plane_lo[j].next = self.plane_lo[j]
-                        .val()
-                        .replace_bit(31 - m, self.sel_y_lo[m].val().get_bit(j));
-                }
-            }
-            for m in 0..32 {
-                self.plane_hi[32].next = self.plane_hi[32].val().replace_bit(31 - m, self.sel_y_top[m].val());
-            }
+        self.choice.dbx_single_zero.next = self.stats_dbx.single_zero.val();
+        self.choice.dbx_single_zero_top.next = self.stats_dbx.single_zero_top.val();
+        self.choice.dbx_run_start.next = self.stats_dbx.run_start.val();
+        self.choice.dbx_run_start_top.next = self.stats_dbx.run_start_top.val();
+        self.choice.dbx_all_ones.next = self.stats_dbx.all_ones.val();
+        self.choice.dbx_all_ones_top.next = self.stats_dbx.all_ones_top.val();
+        self.choice.dbx_dbp_zero.next = self.stats_dbx.dbp_zero.val();
+        self.choice.dbx_dbp_zero_top.next = self.stats_dbx.dbp_zero_top.val();
+        self.choice.dbx_two_ones.next = self.stats_dbx.two_ones.val();
+        self.choice.dbx_two_ones_top.next = self.stats_dbx.two_ones_top.val();
+        self.choice.dbx_one_one.next = self.stats_dbx.one_one.val();
+        self.choice.dbx_one_one_top.next = self.stats_dbx.one_one_top.val();
+        self.choice.dbx_verbatim.next = self.stats_dbx.verbatim.val();
+        self.choice.dbx_verbatim_top.next = self.stats_dbx.verbatim_top.val();
+        self.choice.dbx_plane_len.next = self.stats_dbx.plane_len.val();
+        self.choice.dbx_pos_field_bits.next = self.stats_dbx.pos_field_bits.val();
+        self.choice.dbx_plane_bits.next = self.stats_dbx.plane_bits.val();
+        for m in 0..32 {
+            self.choice.bx_x_held[m].next = self.stats_bx.x_held[m].val();
+            self.choice.bx_x_lo_held[m].next = self.stats_bx.x_lo_held[m].val();
+            self.choice.bx_x_top_held[m].next = self.stats_bx.x_top_held[m].val();
+        }
+        for j in 0..33 {
+            self.choice.bx_zero_run[j].next = self.runs_bx.run[j].val();
+        }
+        self.choice.bx_single_zero.next = self.stats_bx.single_zero.val();
+        self.choice.bx_single_zero_top.next = self.stats_bx.single_zero_top.val();
+        self.choice.bx_run_start.next = self.stats_bx.run_start.val();
+        self.choice.bx_run_start_top.next = self.stats_bx.run_start_top.val();
+        self.choice.bx_all_ones.next = self.stats_bx.all_ones.val();
+        self.choice.bx_all_ones_top.next = self.stats_bx.all_ones_top.val();
+        self.choice.bx_dbp_zero.next = self.stats_bx.dbp_zero.val();
+        self.choice.bx_dbp_zero_top.next = self.stats_bx.dbp_zero_top.val();
+        self.choice.bx_two_ones.next = self.stats_bx.two_ones.val();
+        self.choice.bx_two_ones_top.next = self.stats_bx.two_ones_top.val();
+        self.choice.bx_one_one.next = self.stats_bx.one_one.val();
+        self.choice.bx_one_one_top.next = self.stats_bx.one_one_top.val();
+        self.choice.bx_verbatim.next = self.stats_bx.verbatim.val();
+        self.choice.bx_verbatim_top.next = self.stats_bx.verbatim_top.val();
+        self.choice.bx_plane_len.next = self.stats_bx.plane_len.val();
+        self.choice.bx_pos_field_bits.next = self.stats_bx.pos_field_bits.val();
+        self.choice.bx_plane_bits.next = self.stats_bx.plane_bits.val();
+        for m in 0..32 {
+            self.choice.zbx_x_held[m].next = self.stats_zbx.x_held[m].val();
+            self.choice.zbx_x_lo_held[m].next = self.stats_zbx.x_lo_held[m].val();
+            self.choice.zbx_x_top_held[m].next = self.stats_zbx.x_top_held[m].val();
+        }
+        for j in 0..33 {
+            self.choice.zbx_zero_run[j].next = self.runs_zbx.run[j].val();
+        }
+        self.choice.zbx_single_zero.next = self.stats_zbx.single_zero.val();
+        self.choice.zbx_single_zero_top.next = self.stats_zbx.single_zero_top.val();
+        self.choice.zbx_run_start.next = self.stats_zbx.run_start.val();
+        self.choice.zbx_run_start_top.next = self.stats_zbx.run_start_top.val();
+        self.choice.zbx_all_ones.next = self.stats_zbx.all_ones.val();
+        self.choice.zbx_all_ones_top.next = self.stats_zbx.all_ones_top.val();
+        self.choice.zbx_dbp_zero.next = self.stats_zbx.dbp_zero.val();
+        self.choice.zbx_dbp_zero_top.next = self.stats_zbx.dbp_zero_top.val();
+        self.choice.zbx_two_ones.next = self.stats_zbx.two_ones.val();
+        self.choice.zbx_two_ones_top.next = self.stats_zbx.two_ones_top.val();
+        self.choice.zbx_one_one.next = self.stats_zbx.one_one.val();
+        self.choice.zbx_one_one_top.next = self.stats_zbx.one_one_top.val();
+        self.choice.zbx_verbatim.next = self.stats_zbx.verbatim.val();
+        self.choice.zbx_verbatim_top.next = self.stats_zbx.verbatim_top.val();
+        self.choice.zbx_plane_len.next = self.stats_zbx.plane_len.val();
+        self.choice.zbx_pos_field_bits.next = self.stats_zbx.pos_field_bits.val();
+        self.choice.zbx_plane_bits.next = self.stats_zbx.plane_bits.val();
+
+        // ---- emitter stages: coder (slots 0–8 of the queue) → placer
+        self.coder.clock.next = self.clock.val();
+        self.coder.reset.next = self.reset.val();
+        self.coder.enable.next = self.em_step.val();
+        self.coder.in_valid.next = self.choice.busy.val();
+        self.coder.in_first.next = self.choice.cycle.val() == 0;
+        self.coder.in_final.next = self.choice.cycle.val() == 3;
+        for t in 0..9 {
+            self.coder.hi[t].next = self.choice.slot_hi[t].val();
+            self.coder.lo[t].next = self.choice.slot_lo[t].val();
+            self.coder.class[t].next = self.choice.slot_class[t].val();
+            self.coder.run[t].next = self.choice.slot_run[t].val();
+            self.coder.len[t].next = self.choice.slot_len[t].val();
+            self.coder.lit[t].next = self.choice.slot_lit[t].val();
+        }
+        self.coder.plane_len.next = self.choice.plane_len.val();
+        self.coder.pos_shift.next = self.choice.pos_shift.val();
+        self.coder.run_shift.next = self.choice.run_shift.val();
+        self.placer.clock.next = self.clock.val();
+        self.placer.reset.next = self.reset.val();
+        self.placer.enable.next = self.em_step.val();
+        self.placer.in_valid.next = self.coder.out_valid.val();
+        self.placer.in_first.next = self.coder.out_first.val();
+        self.placer.in_final.next = self.coder.out_final.val();
+        for t in 0..9 {
+            self.placer.code0[t].next = self.coder.code0[t].val();
+            self.placer.code1[t].next = self.coder.code1[t].val();
+            self.placer.code2[t].next = self.coder.code2[t].val();
+            self.placer.offset[t].next = self.coder.offset[t].val();
         }
 
-        // ---- emitter: 4 cycles per block, header in cycle 0, 9 planes per cycle
-        for k in 0..32 {
-            self.eb[k].next = self.em_buf[k].q.val();
-        }
-        self.ep.next = self.em_pos.q.val();
-        self.ins_idx.next = bits::<6>(0);
-        self.ins_off.next = bits::<6>(0);
-        self.ins_hi.next = bits::<32>(0);
-        self.ins_lo.next = bits::<32>(0);
-        self.piece_a.next = bits::<32>(0);
-        self.piece_a_len.next = bits::<6>(0);
-        self.piece_b.next = bits::<32>(0);
-        self.piece_b_len.next = bits::<6>(0);
-        self.piece_c.next = bits::<32>(0);
-        self.piece_c_len.next = bits::<6>(0);
-        self.coder_tz.next = bits::<7>(0);
-        self.coder_found.next = false;
-        self.coder_pos.next = bits::<7>(0);
-        self.coder_run.next = bits::<6>(0);
-        if self.em_step.val() {
-            if self.em_cycle.q.val() == 0 {
-                if self.em_head_a_len.q.val() != 0 {
-                    self.ins_idx.next = bit_cast::<6, 11>(self.ep.val() >> 5);
-                    self.ins_off.next = bit_cast::<6, 11>(self.ep.val() & 31);
-                    self.ins_hi.next = self.em_head_a.q.val() >> self.ins_off.val();
-                    self.ins_lo.next = self.em_head_a.q.val() << (bits::<6>(32) - self.ins_off.val());
-                    for k in 0..32 {
-                        if self.ins_idx.val() == self.word_index[k].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_hi.val();
-                        }
-                    }
-                    for k in 1..32 {
-                        if self.ins_idx.val() == self.word_index[k - 1].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_lo.val();
-                        }
-                    }
-                    self.ep.next = self.ep.val() + bit_cast::<11, 6>(self.em_head_a_len.q.val());
-                }
-                if self.em_head_b_len.q.val() != 0 {
-                    self.ins_idx.next = bit_cast::<6, 11>(self.ep.val() >> 5);
-                    self.ins_off.next = bit_cast::<6, 11>(self.ep.val() & 31);
-                    self.ins_hi.next = self.em_head_b.q.val() >> self.ins_off.val();
-                    self.ins_lo.next = self.em_head_b.q.val() << (bits::<6>(32) - self.ins_off.val());
-                    for k in 0..32 {
-                        if self.ins_idx.val() == self.word_index[k].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_hi.val();
-                        }
-                    }
-                    for k in 1..32 {
-                        if self.ins_idx.val() == self.word_index[k - 1].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_lo.val();
-                        }
-                    }
-                    self.ep.next = self.ep.val() + bit_cast::<11, 6>(self.em_head_b_len.q.val());
-                }
-            }
-            for t in 0..9 {
-                // Plane coder t: prefix code of queue plane t as up to three pieces of ≤ 32 bits.
-                self.piece_a.next = bits::<32>(0);
-                self.piece_a_len.next = bits::<6>(0);
-                self.piece_b.next = self.em_plane_hi[t].q.val();
-                self.piece_b_len.next = bits::<6>(0);
-                self.piece_c.next = self.em_plane_lo[t].q.val();
-                self.piece_c_len.next = bits::<6>(0);
-                self.coder_tz.next = bits::<7>(0);
-                self.coder_found.next = false;
-                if (self.em_class[t].q.val() == 5) | (self.em_class[t].q.val() == 6) {
-                    // Position of the (lower) one: trailing zeros of the left-aligned plane,
-                    // minus the 64 − L unused bits.
-                    for k in 0..32 {
-                        if !self.coder_found.val() {
-                            if self.em_plane_lo[t].q.val().get_bit(k) {
-                                self.coder_found.next = true;
-                            } else {
-                                self.coder_tz.next = self.coder_tz.val() + 1;
-                            }
-                        }
-                    }
-                    for k in 0..32 {
-                        if !self.coder_found.val() {
-                            if self.em_plane_hi[t].q.val().get_bit(k) {
-                                self.coder_found.next = true;
-                            } else {
-                                self.coder_tz.next = self.coder_tz.val() + 1;
-                            }
-                        }
-                    }
-                }
-                self.coder_pos.next = self.coder_tz.val() + self.em_plane_len.q.val() - 64;
-                match self.em_class[t].q.val().index() {
-                    1 => {
-                        self.piece_a.next = bits::<32>(0x2000_0000);
-                        self.piece_a_len.next = bits::<6>(3);
-                    }
-                    2 => {
-                        self.coder_run.next = self.em_run[t].q.val() - 2;
-                        self.piece_a.next = bits::<32>(0x4000_0000)
-                            | (bit_cast::<32, 6>(self.coder_run.val()) << self.em_run_shift.q.val());
-                        self.piece_a_len.next = self.em_run_len.q.val();
-                    }
-                    3 => {
-                        self.piece_a_len.next = bits::<6>(5);
-                    }
-                    4 => {
-                        self.piece_a.next = bits::<32>(0x0800_0000);
-                        self.piece_a_len.next = bits::<6>(5);
-                    }
-                    5 => {
-                        self.piece_a.next = bits::<32>(0x1000_0000)
-                            | (bit_cast::<32, 7>(self.coder_pos.val()) << self.em_pos_shift.q.val());
-                        self.piece_a_len.next = self.em_pos_len.q.val();
-                    }
-                    6 => {
-                        self.piece_a.next = bits::<32>(0x1800_0000)
-                            | (bit_cast::<32, 7>(self.coder_pos.val()) << self.em_pos_shift.q.val());
-                        self.piece_a_len.next = self.em_pos_len.q.val();
-                    }
-                    7 => {
-                        self.piece_a.next = bits::<32>(0x8000_0000_u64);
-                        self.piece_a_len.next = bits::<6>(1);
-                        self.piece_b_len.next = self.em_hi_len.q.val();
-                        self.piece_c_len.next = self.em_lo_len.q.val();
-                    }
-                    _ => {}
-                }
-                if self.piece_a_len.val() != 0 {
-                    self.ins_idx.next = bit_cast::<6, 11>(self.ep.val() >> 5);
-                    self.ins_off.next = bit_cast::<6, 11>(self.ep.val() & 31);
-                    self.ins_hi.next = self.piece_a.val() >> self.ins_off.val();
-                    self.ins_lo.next = self.piece_a.val() << (bits::<6>(32) - self.ins_off.val());
-                    for k in 0..32 {
-                        if self.ins_idx.val() == self.word_index[k].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_hi.val();
-                        }
-                    }
-                    for k in 1..32 {
-                        if self.ins_idx.val() == self.word_index[k - 1].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_lo.val();
-                        }
-                    }
-                    self.ep.next = self.ep.val() + bit_cast::<11, 6>(self.piece_a_len.val());
-                }
-                if self.piece_b_len.val() != 0 {
-                    self.ins_idx.next = bit_cast::<6, 11>(self.ep.val() >> 5);
-                    self.ins_off.next = bit_cast::<6, 11>(self.ep.val() & 31);
-                    self.ins_hi.next = self.piece_b.val() >> self.ins_off.val();
-                    self.ins_lo.next = self.piece_b.val() << (bits::<6>(32) - self.ins_off.val());
-                    for k in 0..32 {
-                        if self.ins_idx.val() == self.word_index[k].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_hi.val();
-                        }
-                    }
-                    for k in 1..32 {
-                        if self.ins_idx.val() == self.word_index[k - 1].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_lo.val();
-                        }
-                    }
-                    self.ep.next = self.ep.val() + bit_cast::<11, 6>(self.piece_b_len.val());
-                }
-                if self.piece_c_len.val() != 0 {
-                    self.ins_idx.next = bit_cast::<6, 11>(self.ep.val() >> 5);
-                    self.ins_off.next = bit_cast::<6, 11>(self.ep.val() & 31);
-                    self.ins_hi.next = self.piece_c.val() >> self.ins_off.val();
-                    self.ins_lo.next = self.piece_c.val() << (bits::<6>(32) - self.ins_off.val());
-                    for k in 0..32 {
-                        if self.ins_idx.val() == self.word_index[k].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_hi.val();
-                        }
-                    }
-                    for k in 1..32 {
-                        if self.ins_idx.val() == self.word_index[k - 1].val() {
-                            self.eb[k].next = self.eb[k].val() | self.ins_lo.val();
-                        }
-                    }
-                    self.ep.next = self.ep.val() + bit_cast::<11, 6>(self.piece_c_len.val());
-                }
-            }
-            for k in 0..32 {
-                self.em_buf[k].d.next = self.eb[k].val();
-            }
-            self.em_pos.d.next = self.ep.val();
-            self.em_cycle.d.next = self.em_cycle.q.val() + 1;
-            // The plane queue advances by the 9 planes just coded.
-            for i in 0..27 {
-                self.em_plane_hi[i].d.next = self.em_plane_hi[i + 9].q.val();
-                self.em_plane_lo[i].d.next = self.em_plane_lo[i + 9].q.val();
-                self.em_class[i].d.next = self.em_class[i + 9].q.val();
-                self.em_run[i].d.next = self.em_run[i + 9].q.val();
-            }
-            for i in 27..36 {
-                self.em_class[i].d.next = bits::<3>(0);
-            }
-        }
-
-        // ---- output register
-        self.o_valid.d.next = self.o_valid.q.val() & !self.out_ready.val();
+        // ---- the block's facts wait in `fin_*` while the placer completes its payload; the
+        // output register takes both together
         if self.em_finish.val() {
+            for k in 0..32 {
+                self.fin_words[k].d.next = self.choice.words[k].val();
+            }
+            self.fin_tag.d.next = self.choice.tag.val();
+            self.fin_len.d.next = self.choice.len.val();
+            self.fin_id.d.next = self.choice.block_id.val();
+            self.fin_last.d.next = self.choice.block_last.val();
+        }
+        self.o_valid.d.next = self.o_valid.q.val() & !self.out_ready.val();
+        if self.em_step.val() & self.placer.done.val() {
             self.o_valid.d.next = true;
             for k in 0..32 {
-                self.o_payload[k].d.next = self.eb[k].val();
-                self.o_block[k].d.next = self.em_words[k].q.val();
+                self.o_payload[k].d.next = self.placer.payload[k].val();
+                self.o_block[k].d.next = self.fin_words[k].q.val();
             }
-            self.o_tag.d.next = self.em_tag.q.val();
-            self.o_len.d.next = self.em_len.q.val();
-            self.o_id.d.next = self.em_id.q.val();
-            self.o_last.d.next = self.em_last.q.val();
-            self.em_busy.d.next = false;
-        }
-
-        // ---- emitter load: a block leaves stage 2 (overrides the finishing block's state)
-        if self.s2_move.val() {
-            self.em_busy.d.next = true;
-            self.em_cycle.d.next = bits::<2>(0);
-            self.em_pos.d.next = bits::<11>(0);
-            self.em_tag.d.next = self.choice_tag.val();
-            self.em_len.d.next = self.choice_len.val();
-            self.em_plane_len.d.next = self.sel_len.val();
-            self.em_hi_len.d.next = bit_cast::<6, 7>(self.sel_len.val());
-            self.em_lo_len.d.next = bits::<6>(0);
-            if self.sel_len.val() > 32 {
-                self.em_hi_len.d.next = bits::<6>(32);
-                self.em_lo_len.d.next = bit_cast::<6, 7>(self.sel_len.val() - 32);
-            }
-            self.em_pos_shift.d.next = bits::<5>(27) - bit_cast::<5, 3>(self.sel_pos_field.val());
-            self.em_pos_len.d.next = bits::<6>(5) + bit_cast::<6, 3>(self.sel_pos_field.val());
-            self.em_run_shift.d.next = bits::<5>(25);
-            self.em_run_len.d.next = bits::<6>(7);
-            if self.s2_w16.q.val() {
-                self.em_run_shift.d.next = bits::<5>(26);
-                self.em_run_len.d.next = bits::<6>(6);
-            }
-            for k in 0..32 {
-                self.em_words[k].d.next = self.s2_words[k].q.val();
-            }
-            self.em_id.d.next = self.s2_id.q.val();
-            self.em_last.d.next = self.s2_last.q.val();
-            // Plane queue, top plane first.
-            for i in 0..36 {
-                self.em_plane_hi[i].d.next = bits::<32>(0);
-                self.em_plane_lo[i].d.next = bits::<32>(0);
-                self.em_class[i].d.next = bits::<3>(0);
-                self.em_run[i].d.next = bits::<6>(0);
-            }
-            if (self.choice_tag.val() == 1) & !self.s2_w16.q.val() {
-                for i in 0..33 {
-                    self.em_plane_hi[i].d.next = self.plane_hi[32 - i].val();
-                    self.em_plane_lo[i].d.next = self.plane_lo[32 - i].val();
-                    self.em_class[i].d.next = self.plane_class[32 - i].val();
-                    self.em_run[i].d.next = self.plane_run[32 - i].val();
-                }
-            }
-            if ((self.choice_tag.val() == 2) | (self.choice_tag.val() == 3)) & !self.s2_w16.q.val() {
-                for i in 0..32 {
-                    self.em_plane_hi[i].d.next = self.plane_hi[31 - i].val();
-                    self.em_plane_lo[i].d.next = self.plane_lo[31 - i].val();
-                    self.em_class[i].d.next = self.plane_class[31 - i].val();
-                    self.em_run[i].d.next = self.plane_run[31 - i].val();
-                }
-            }
-            if (self.choice_tag.val() == 1) & self.s2_w16.q.val() {
-                for i in 0..17 {
-                    self.em_plane_hi[i].d.next = self.plane_hi[16 - i].val();
-                    self.em_plane_lo[i].d.next = self.plane_lo[16 - i].val();
-                    self.em_class[i].d.next = self.plane_class[16 - i].val();
-                    self.em_run[i].d.next = self.plane_run[16 - i].val();
-                }
-            }
-            if ((self.choice_tag.val() == 2) | (self.choice_tag.val() == 3)) & self.s2_w16.q.val() {
-                for i in 0..16 {
-                    self.em_plane_hi[i].d.next = self.plane_hi[15 - i].val();
-                    self.em_plane_lo[i].d.next = self.plane_lo[15 - i].val();
-                    self.em_class[i].d.next = self.plane_class[15 - i].val();
-                    self.em_run[i].d.next = self.plane_run[15 - i].val();
-                }
-            }
-            // Header: DBX base code, or the ZBX nonzero mask.
-            self.em_head_a.d.next = bits::<32>(0);
-            self.em_head_a_len.d.next = bits::<6>(0);
-            self.em_head_b.d.next = bits::<32>(0);
-            self.em_head_b_len.d.next = bits::<6>(0);
-            if self.choice_tag.val() == 1 {
-                if self.base_len.val() == 3 {
-                    self.em_head_a_len.d.next = bits::<6>(3);
-                }
-                if self.base_len.val() == 7 {
-                    self.em_head_a.d.next = bits::<32>(0x2000_0000) | ((self.base_value.val() & 0xF) << 25);
-                    self.em_head_a_len.d.next = bits::<6>(7);
-                }
-                if self.base_len.val() == 11 {
-                    self.em_head_a.d.next = bits::<32>(0x4000_0000) | ((self.base_value.val() & 0xFF) << 21);
-                    self.em_head_a_len.d.next = bits::<6>(11);
-                }
-                if self.base_len.val() == 19 {
-                    self.em_head_a.d.next = bits::<32>(0x6000_0000) | ((self.base_value.val() & 0xFFFF) << 13);
-                    self.em_head_a_len.d.next = bits::<6>(19);
-                }
-                if (self.base_len.val() == 17) | (self.base_len.val() == 33) {
-                    self.em_head_a.d.next = bits::<32>(0x8000_0000_u64);
-                    self.em_head_a_len.d.next = bits::<6>(1);
-                    self.em_head_b.d.next = self.base_symbol.val();
-                    self.em_head_b_len.d.next = bits::<6>(32);
-                    if self.s2_w16.q.val() {
-                        self.em_head_b.d.next = self.base_symbol.val() << 16;
-                        self.em_head_b_len.d.next = bits::<6>(16);
-                    }
-                }
-            }
-            if self.choice_tag.val() == 3 {
-                self.em_head_a.d.next = self.s2_mask_hi.q.val();
-                self.em_head_a_len.d.next = bits::<6>(32);
-                self.em_head_b.d.next = self.s2_mask_lo.q.val();
-                if self.s2_w16.q.val() {
-                    self.em_head_b_len.d.next = bits::<6>(32);
-                }
-            }
-            // Fixed-layout codes fill the buffer at once: ZVC (mask, then the compacted symbols
-            // back to back) and raw (the bytes in order).
-            for k in 0..32 {
-                self.em_buf[k].d.next = bits::<32>(0);
-            }
-            if self.choice_tag.val() == 0 {
-                self.em_buf[0].d.next = self.s2_mask_hi.q.val();
-                if self.s2_w16.q.val() {
-                    self.em_buf[1].d.next = self.s2_mask_lo.q.val();
-                    for k in 2..32 {
-                        self.em_buf[k].d.next =
-                            (self.s2_packed[2 * k - 4].q.val() << 16) | self.s2_packed[2 * k - 3].q.val();
-                    }
-                } else {
-                    for k in 1..32 {
-                        self.em_buf[k].d.next = self.s2_packed[k - 1].q.val();
-                    }
-                }
-            }
-            if self.choice_tag.val() == 4 {
-                for k in 0..32 {
-                    self.em_buf[k].d.next = ((self.s2_words[k].q.val() & 0xFF) << 24)
-                        | ((self.s2_words[k].q.val() & 0xFF00) << 8)
-                        | ((self.s2_words[k].q.val() >> 8) & 0xFF00)
-                        | (self.s2_words[k].q.val() >> 24);
-                }
-            }
+            self.o_tag.d.next = self.fin_tag.q.val();
+            self.o_len.d.next = self.fin_len.q.val();
+            self.o_id.d.next = self.fin_id.q.val();
+            self.o_last.d.next = self.fin_last.q.val();
         }
 
         // ---- synchronous reset
@@ -1064,7 +567,6 @@ impl Logic for CompressorLane {
             self.gather_count.d.next = bits::<2>(0);
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
-            self.em_busy.d.next = false;
             self.o_valid.d.next = false;
         }
 

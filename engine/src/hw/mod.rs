@@ -4,7 +4,10 @@
 //! * [`compressor_lane::CompressorLane`]: 32-byte beats in, one encoded 128-byte block out every
 //!   4 cycles (ZVC, DBX, BX, ZBX sized in parallel, smallest or raw chosen, bits emitted).
 //! * [`compactor::Compactor`] and [`plane_stats::PlaneStats`]: its compaction network and the
-//!   per-code plane classifier/size counter.
+//!   per-code plane classifier/size counter; [`zero_runs::ZeroRuns`] its zero-run lengths.
+//! * The lane's later stages, one module each: [`choice_stage::ChoiceStage`] (code sizes, the
+//!   choice, the plane queue), [`plane_coder::PlaneCoder`] (codes and their bit offsets by
+//!   prefix) and [`piece_placer::PiecePlacer`] (codes funnel-shifted and placed by word index).
 //! * [`lane_driver::LaneSim`]: cycle-by-cycle driver of the rust-hdl simulation (beats in,
 //!   encodings out, cycle counts, optional VCD trace).
 //! * [`packer::ChunkPacker`]: coded blocks → FORMAT.md §7 chunks as addressed 32-byte writes.
@@ -31,6 +34,7 @@
 mod hdl_util;
 pub mod beats;
 pub mod block_rebuild;
+pub mod choice_stage;
 pub mod chunk_decoder;
 pub mod chunk_fifo;
 pub mod compactor;
@@ -41,8 +45,11 @@ pub mod decompressor_lane;
 pub mod h2d_driver;
 pub mod lane_driver;
 pub mod packer;
+pub mod piece_placer;
+pub mod plane_coder;
 pub mod plane_stats;
 pub mod verilog;
+pub mod zero_runs;
 
 pub use compressor_lane::CompressorLane;
 pub use decompressor_lane::DecompressorLane;
