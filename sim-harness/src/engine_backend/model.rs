@@ -32,12 +32,16 @@ pub fn d2h_cycles(data: &[u8], width: SymbolWidth) -> u64 {
 }
 
 /// Host-to-device time of `data` by the lane's latency model (`engine::hw::h2d_lane_latency_cycles`):
-/// chunk `c` on lane `c mod 2`, each lane its chunks back to back; the busiest lane's cycles.
+/// chunk `c` on lane `c mod 2`, each chunk its own transfer (as the cycle backend feeds the lanes),
+/// a lane's transfers back to back; the busiest lane's cycles.
 pub fn h2d_model_cycles(data: &[u8], width: SymbolWidth) -> u64 {
     (0..LANES_PER_DIRECTION)
         .map(|lane| {
-            let mine: Vec<u8> = data.chunks(CHUNK_BYTES).skip(lane).step_by(LANES_PER_DIRECTION).flatten().copied().collect();
-            if mine.is_empty() { 0 } else { h2d_lane_latency_cycles(&H2dWork::chunks_of_tensor(&mine, width)) }
+            data.chunks(CHUNK_BYTES)
+                .skip(lane)
+                .step_by(LANES_PER_DIRECTION)
+                .map(|chunk| h2d_lane_latency_cycles(&[H2dWork::of_tensor(chunk, width)]))
+                .sum::<u64>()
         })
         .max()
         .unwrap_or(0)
