@@ -5,7 +5,7 @@
 //! Verilator. Needs verilator, g++, make and iverilog (`scripts/install-area-tools.sh`).
 
 use cocotb_free_tests::h2d::{H2dStimulus, build_h2d_model, run_h2d};
-use cocotb_free_tests::{LaneModel, real_blocks, run_icarus_tb};
+use cocotb_free_tests::{LaneModel, real_blocks, run_icarus_tb, safetensors_under};
 use engine::hw::beats::readmemh_line;
 use engine::golden::{BLOCK_BYTES, CHUNK_BYTES, SymbolWidth, encode_stream};
 use engine::hw::H2dSim;
@@ -30,14 +30,7 @@ fn good(data: &[u8], width: SymbolWidth, id: u8) -> H2dStimulus {
 
 #[test]
 fn every_distinct_block_of_data_decodes_bit_for_bit() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
-    let mut files: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .flat_map(|m| std::fs::read_dir(m.unwrap().path()).unwrap())
-        .map(|f| f.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "safetensors"))
-        .collect();
-    files.sort();
+    let files = safetensors_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../data"));
     assert!(files.len() >= 10, "data/ has {} safetensors files", files.len());
     let files: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
     for width in [SymbolWidth::W32, SymbolWidth::W16] {

@@ -5,7 +5,7 @@
 //! Needs verilator, g++, make and iverilog
 //! (`scripts/install-area-tools.sh`).
 
-use cocotb_free_tests::{Beat, LaneModel, build_lane_model, check_blocks, real_blocks, run_icarus_tb, transfer_beats};
+use cocotb_free_tests::{Beat, LaneModel, build_lane_model, check_blocks, real_blocks, run_icarus_tb, safetensors_under, transfer_beats};
 use engine::hw::beats::readmemh_line;
 use engine::golden::{BLOCK_BYTES, SymbolWidth, encode_block};
 use engine::hw::LaneSim;
@@ -43,14 +43,7 @@ fn shared_vectors_match_the_golden_encoder_and_the_stored_encodings() {
 
 #[test]
 fn every_distinct_block_of_data_matches_the_golden_encoder() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
-    let mut files: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .flat_map(|m| std::fs::read_dir(m.unwrap().path()).unwrap())
-        .map(|f| f.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "safetensors"))
-        .collect();
-    files.sort();
+    let files = safetensors_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../data"));
     assert!(files.len() >= 10, "data/ has {} safetensors files", files.len());
     let files: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
     for width in [SymbolWidth::W32, SymbolWidth::W16] {
