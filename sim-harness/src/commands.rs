@@ -349,8 +349,8 @@ fn stream_cmd(a: &StreamArgs) -> Result<()> {
     ensure!(!tensors.is_empty(), "no tensors to stream");
     let vcd = match &a.vcd {
         Some(path) => {
-            let t = vcd_out::pick(&tensors, a.vcd_tensor.as_deref(), a.vcd_blocks)?;
-            let (bytes, summary) = vcd_out::trace(t, a.vcd_blocks, &clock)?;
+            let t = vcd_out::pick(&tensors, a.vcd_tensor.as_deref(), a.vcd_blocks)?.head(a.vcd_blocks.saturating_mul(crate::engine_backend::BLOCK_BYTES))?;
+            let (bytes, summary) = vcd_out::trace(&t, a.vcd_blocks, &clock)?;
             write_atomic(path, &bytes)?;
             ensure!(summary.errors == 0, "{}: {} traced blocks differ from the golden encoder", path.display(), summary.errors);
             Some(summary)

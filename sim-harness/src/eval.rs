@@ -18,7 +18,7 @@ use crate::engine_backend::cycle::CycleBackend;
 use crate::engine_backend::model::{d2h_cycles, h2d_model_cycles};
 use crate::engine_backend::{CHUNK_BYTES, EngineBackend, Fidelity, LANE_BEAT_BYTES, LANES_PER_DIRECTION, MeasuredEngine, Simulator, SimulatorChoice, busiest_lane_bytes, d2h_model_cycles, hw};
 use crate::grid::{self, CellMean, GridResult, GridSpec, find_mean};
-use crate::inputs::{NamedTensor, dtype_label};
+use crate::inputs::{NamedTensor, StreamTensor, dtype_label};
 use crate::measure::{self, CODECS, CODES, ModelIteration, PLANEZIP, Precision, geomean, is_paper_model};
 use crate::policies::Row;
 use crate::stream::{self, StreamReport};
@@ -391,15 +391,15 @@ pub fn engine_choice(fidelity: Option<Fidelity>, simulator: SimulatorChoice) -> 
 
 /// Engine figures: streams iteration 0 (BF16) out and back through the backend and checks it.
 pub fn engine_summary(dumps: &[Dump], args: &EvalArgs, clock: EngineClock, quiet: bool) -> Result<EngineSummary> {
-    let tensors = dump_tensors(dumps, 0)?;
-    let chunks: usize = tensors.iter().map(|t| t.bytes.len().div_ceil(CHUNK_BYTES)).sum();
+    let tensors: Vec<StreamTensor> = dump_tensors(dumps, 0)?.into_iter().map(StreamTensor::from).collect();
+    let chunks: usize = tensors.iter().map(|t| t.coded_bytes().div_ceil(CHUNK_BYTES)).sum();
     let every = args.sample_every.unwrap_or((chunks / DEFAULT_SAMPLED_CHUNKS).max(1));
     let indices: Vec<usize> = (0..tensors.len()).collect();
     let (fidelity, sim) = engine_choice(args.fidelity, args.simulator)?;
     let report = stream::run(&tensors, &indices, tensors.len(), None, fidelity, every, 0, &sim, &clock, quiet)?;
     stream::check(&report)?;
     // The latency models against the hardware on real data (one transfer each).
-    let probe = tensors.iter().max_by_key(|t| t.bytes.len()).context("no tensors to stream")?;
+    let probe = tensors.iter().max_by_key(|t| t.coded_bytes()).context("no tensors to stream")?.head(3 * CHUNK_BYTES)?;
     let mut hardware = CycleBackend::new(sim, 0);
     let mut latency_check = Vec::new();
     for size in [CHUNK_BYTES, 3 * CHUNK_BYTES] {

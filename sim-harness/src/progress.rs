@@ -14,3 +14,10 @@ pub fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
     bar.set_message(what.to_owned());
     bar
 }
+
+/// A bar of `total_bytes` bytes labelled `what` (shown as bytes and a rate); hidden as [`bar`].
+pub fn bytes_bar(total_bytes: u64, what: &str, quiet: bool) -> ProgressBar {
+    let bar = bar(total_bytes, what, quiet);
+    bar.set_style(ProgressStyle::with_template("{msg:<24} [{bar:40}] {bytes}/{total_bytes} ({binary_bytes_per_sec}, {elapsed})").expect("static template").progress_chars("=> "));
+    bar
+}

@@ -7,7 +7,7 @@
 use crate::clock::EngineClock;
 use crate::engine_backend::model::model_chunk;
 use crate::engine_backend::{EngineBackend, Fidelity, Simulator, backend};
-use crate::inputs::NamedTensor;
+use crate::inputs::StreamTensor;
 use crate::progress;
 use crate::ratios::measure;
 use anyhow::{Context, Result, bail};
@@ -30,6 +30,10 @@ pub struct TensorStream {
     pub symbol_bits: u32,
     /// Raw bytes.
     pub raw_bytes: usize,
+    /// Transfers it moved in: 1, or one per 16 MiB piece of a tensor read from a file
+    /// (`sim_harness::tensors::PIECE_BYTES`); each transfer adds the pipelines' fill and drain.
+    #[serde(default = "one")]
+    pub transfers: usize,
     /// Wire bytes the engine produced.
     pub wire_bytes: usize,
     /// Wire bytes of the golden size model.
@@ -84,6 +88,9 @@ pub struct StreamReport {
 pub struct Totals {
     /// Tensors.
     pub tensors: usize,
+    /// Transfers (tensors, or their pieces read from files).
+    #[serde(default)]
+    pub transfers: usize,
     /// Raw bytes.
     pub raw_bytes: usize,
     /// Engine wire bytes.
@@ -118,38 +125,44 @@ pub struct Totals {
     pub h2d_engine_gb_per_s: f64,
 }
 
-/// Streams one tensor and checks it. An engine error on the transfer comes back naming the
-/// tensor and the transfer.
-pub fn stream_one(b: &mut dyn EngineBackend, index: usize, t: &NamedTensor, clock: &EngineClock) -> Result<TensorStream> {
+/// Serde's default of [`TensorStream::transfers`] in reports written before it existed.
+fn one() -> usize {
+    1
+}
+
+/// Streams piece `piece` of tensor `t` (its coded `bytes`) as one transfer and checks it. An
+/// engine error on the transfer comes back naming the tensor and the transfer.
+pub fn stream_piece(b: &mut dyn EngineBackend, index: usize, t: &StreamTensor, piece: usize, bytes: &[u8], clock: &EngineClock) -> Result<TensorStream> {
+    let (model, name, width) = (t.model(), t.name(), t.width());
     b.begin_transfer(index);
-    let out = b
-        .round_trip(&t.bytes, t.width)
-        .with_context(|| format!("engine error on transfer {index} (tensor {}:{}, {} bytes, out and back)", t.model, t.name, t.bytes.len()))?;
-    let golden = measure(&t.bytes, t.width).0.planezip;
+    let of = if t.pieces() > 1 { format!(", piece {} of {}", piece + 1, t.pieces()) } else { String::new() };
+    let out = b.round_trip(bytes, width).with_context(|| format!("engine error on transfer {index} (tensor {model}:{name}{of}, {} bytes, out and back)", bytes.len()))?;
+    let golden = measure(bytes, width).0.planezip;
     let (mut size_bad, mut rt_bad, mut hw, mut tags) = (0, 0, 0, [0u64; 5]);
     for (c, chunk) in out.chunks.iter().enumerate() {
-        let raw = &t.bytes[c * engine::golden::CHUNK_BYTES..][..chunk.raw_bytes];
+        let raw = &bytes[c * engine::golden::CHUNK_BYTES..][..chunk.raw_bytes];
         // The hardware does not report its tags: those come from the size model.
-        let by_tag = chunk.blocks_by_tag.or_else(|| model_chunk(raw, t.width).blocks_by_tag).unwrap_or_default();
+        let by_tag = chunk.blocks_by_tag.or_else(|| model_chunk(raw, width).blocks_by_tag).unwrap_or_default();
         for (a, x) in tags.iter_mut().zip(by_tag) {
             *a += x;
         }
         let Some(bits) = &chunk.stream else { continue };
         hw += 1;
-        if chunk.wire_bytes != measure(raw, t.width).0.planezip || bits.len() != chunk.wire_bytes || chunk.reported_wire_bytes.is_some_and(|r| r != chunk.wire_bytes) {
+        if chunk.wire_bytes != measure(raw, width).0.planezip || bits.len() != chunk.wire_bytes || chunk.reported_wire_bytes.is_some_and(|r| r != chunk.wire_bytes) {
             size_bad += 1;
         }
-        if decode_stream(bits, raw.len(), t.width).ok().as_deref() != Some(raw) || chunk.restored.as_deref().is_some_and(|r| r != raw) {
+        if decode_stream(bits, raw.len(), width).ok().as_deref() != Some(raw) || chunk.restored.as_deref().is_some_and(|r| r != raw) {
             rt_bad += 1;
         }
     }
     Ok(TensorStream {
         index,
-        model: t.model.clone(),
-        name: t.name.clone(),
-        dtype: t.dtype.clone(),
-        symbol_bits: t.width.bits(),
-        raw_bytes: t.bytes.len(),
+        model: model.to_owned(),
+        name: name.to_owned(),
+        dtype: t.dtype().to_owned(),
+        symbol_bits: width.bits(),
+        raw_bytes: bytes.len(),
+        transfers: 1,
         wire_bytes: out.wire_bytes(),
         golden_wire_bytes: golden,
         chunks: out.chunks.len(),
@@ -166,12 +179,36 @@ pub fn stream_one(b: &mut dyn EngineBackend, index: usize, t: &NamedTensor, cloc
     })
 }
 
+impl TensorStream {
+    /// Adds the next transfer `p` of the same tensor: bytes, chunks, cycles and mismatches sum
+    /// (transfers run back to back on the engine).
+    fn absorb(&mut self, p: TensorStream, clock: &EngineClock) {
+        self.raw_bytes += p.raw_bytes;
+        self.transfers += p.transfers;
+        self.wire_bytes += p.wire_bytes;
+        self.golden_wire_bytes += p.golden_wire_bytes;
+        self.chunks += p.chunks;
+        self.hardware_chunks += p.hardware_chunks;
+        for (a, x) in self.blocks_by_tag.iter_mut().zip(p.blocks_by_tag) {
+            *a += x;
+        }
+        self.cycles += p.cycles;
+        self.ns = clock.ns(self.cycles);
+        self.h2d_cycles += p.h2d_cycles;
+        self.h2d_ns = clock.ns(self.h2d_cycles);
+        self.size_mismatches += p.size_mismatches;
+        self.roundtrip_mismatches += p.roundtrip_mismatches;
+        self.simulated_cycles += p.simulated_cycles;
+        self.simulated_seconds += p.simulated_seconds;
+    }
+}
+
 /// Streams `tensors` (rayon, one backend per worker), `indices[i]` being tensor i's position in
 /// the whole input of `input_tensors` (they differ under `--shard`), and sums the run. Does not
 /// fail on mismatches: [`check`] does.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
-    tensors: &[NamedTensor],
+    tensors: &[StreamTensor],
     indices: &[usize],
     input_tensors: usize,
     shard: Option<[usize; 2]>,
@@ -187,34 +224,45 @@ pub fn run(
 }
 
 /// [`run`] on the backends `new_backend` builds (one per worker), reported as `fidelity`: the
-/// seam through which any [`EngineBackend`] runs under the stream checker. The first engine error
-/// ends the run and comes back naming its tensor and transfer.
+/// seam through which any [`EngineBackend`] runs under the stream checker. Every transfer (a
+/// tensor, or a piece of one read from a file) is a work item, read when a worker takes it, so
+/// memory holds a few pieces, not the input. The first engine error ends the run and comes back
+/// naming its tensor and transfer.
 #[allow(clippy::too_many_arguments)]
 pub fn run_on(
     new_backend: &(dyn Fn() -> Box<dyn EngineBackend> + Sync),
     fidelity: Fidelity,
-    tensors: &[NamedTensor],
+    tensors: &[StreamTensor],
     indices: &[usize],
     input_tensors: usize,
     shard: Option<[usize; 2]>,
     clock: &EngineClock,
     quiet: bool,
 ) -> Result<StreamReport> {
-    let bar = progress::bar(tensors.len() as u64, "streaming tensors", quiet);
+    let bytes: u64 = tensors.iter().map(|t| t.coded_bytes() as u64).sum();
+    let bar = progress::bytes_bar(bytes, "streaming tensors", quiet);
     let describe = new_backend().describe();
-    let rows: Vec<TensorStream> = tensors
+    let work: Vec<(usize, usize)> = tensors.iter().enumerate().flat_map(|(i, t)| (0..t.pieces()).map(move |k| (i, k))).collect();
+    let parts: Vec<(usize, TensorStream)> = work
         .par_iter()
-        .zip(indices)
-        .map_init(
-            new_backend,
-            |b, (t, &i)| {
-                let r = stream_one(b.as_mut(), i, t, clock);
-                bar.inc(1);
-                r
-            },
-        )
+        .map_init(new_backend, |b, &(i, k)| {
+            let t = &tensors[i];
+            let piece = t.piece(k).with_context(|| format!("tensor {}:{}", t.model(), t.name()))?;
+            let r = stream_piece(b.as_mut(), indices[i], t, k, &piece, clock)?;
+            bar.inc(piece.len() as u64);
+            Ok((i, r))
+        })
         .collect::<Result<_>>()?;
     bar.finish_and_clear();
+    let mut rows: Vec<TensorStream> = Vec::with_capacity(tensors.len());
+    let mut last = None;
+    for (i, r) in parts {
+        match rows.last_mut() {
+            Some(row) if last == Some(i) => row.absorb(r, clock),
+            _ => rows.push(r),
+        }
+        last = Some(i);
+    }
     let total = summarize(&rows, clock.mhz);
     Ok(StreamReport { backend: describe, fidelity, clock_mhz: clock.mhz, clock_source: clock.source.clone(), shard, input_tensors, tensors: rows, total })
 }
@@ -224,6 +272,7 @@ pub fn summarize(rows: &[TensorStream], clock_mhz: f64) -> Totals {
     let mut s = Totals { tensors: rows.len(), ..Default::default() };
     for r in rows {
         s.raw_bytes += r.raw_bytes;
+        s.transfers += r.transfers;
         s.wire_bytes += r.wire_bytes;
         s.golden_wire_bytes += r.golden_wire_bytes;
         s.chunks += r.chunks;
@@ -320,7 +369,8 @@ pub fn render(r: &StreamReport, per_tensor: bool) -> String {
         }
     }
     let n: u64 = t.blocks_by_tag.iter().sum();
-    let _ = writeln!(s, "\n{} tensors, {} raw bytes -> {} wire bytes ({:.3}x; golden size model: {} bytes)", t.tensors, t.raw_bytes, t.wire_bytes, t.raw_bytes as f64 / t.wire_bytes.max(1) as f64, t.golden_wire_bytes);
+    let moved = if t.transfers > t.tensors { format!(" in {} transfers (file tensors above {} MiB move a piece per transfer)", t.transfers, crate::tensors::PIECE_BYTES >> 20) } else { String::new() };
+    let _ = writeln!(s, "\n{} tensors{moved}, {} raw bytes -> {} wire bytes ({:.3}x; golden size model: {} bytes)", t.tensors, t.raw_bytes, t.wire_bytes, t.raw_bytes as f64 / t.wire_bytes.max(1) as f64, t.golden_wire_bytes);
     let _ = writeln!(s, "chunks: {} of {} simulated cycle by cycle both ways; blocks by code (size model): {}", t.hardware_chunks, t.chunks,
         crate::measure::CODES.iter().zip(t.blocks_by_tag).map(|(c, k)| format!("{c} {k} ({:.1} %)", 100.0 * k as f64 / n.max(1) as f64)).collect::<Vec<_>>().join(", "));
     let _ = writeln!(s, "size mismatches: {}, round-trip mismatches: {}", t.size_mismatches, t.roundtrip_mismatches);

@@ -11,7 +11,7 @@
 
 use crate::clock::EngineClock;
 use crate::engine_backend::{BLOCK_BYTES, CHUNK_BYTES, ChunkPacker, LANE_BEAT_BYTES, TAG_BITS};
-use crate::inputs::NamedTensor;
+use crate::inputs::{NamedTensor, StreamTensor};
 use anyhow::{Context, Result, ensure};
 use engine::golden::{SymbolWidth, encode_block};
 use engine::hw::LaneSim;
@@ -171,13 +171,13 @@ pub fn trace(t: &NamedTensor, blocks: usize, clock: &EngineClock) -> Result<(Vec
 
 /// Picks the tensor to trace: `name` if given, else the first with at least `blocks` blocks
 /// (else the largest).
-pub fn pick<'a>(tensors: &'a [NamedTensor], name: Option<&str>, blocks: usize) -> Result<&'a NamedTensor> {
+pub fn pick<'a>(tensors: &'a [StreamTensor], name: Option<&str>, blocks: usize) -> Result<&'a StreamTensor> {
     match name {
-        Some(n) => tensors.iter().find(|t| t.name == n || format!("{}:{}", t.model, t.name) == n).with_context(|| format!("--vcd-tensor {n}: no such tensor")),
+        Some(n) => tensors.iter().find(|t| t.name() == n || format!("{}:{}", t.model(), t.name()) == n).with_context(|| format!("--vcd-tensor {n}: no such tensor")),
         None => tensors
             .iter()
-            .find(|t| t.bytes.len() >= blocks * BLOCK_BYTES)
-            .or_else(|| tensors.iter().max_by_key(|t| t.bytes.len()))
+            .find(|t| t.coded_bytes() >= blocks.saturating_mul(BLOCK_BYTES))
+            .or_else(|| tensors.iter().max_by_key(|t| t.coded_bytes()))
             .context("no tensor to trace"),
     }
 }

@@ -8,7 +8,7 @@ use engine::golden::{CHUNK_BYTES, SymbolWidth, encode_stream};
 use sim_harness::clock::EngineClock;
 use sim_harness::engine_backend::model::ModelBackend;
 use sim_harness::engine_backend::{EngineBackend, Fidelity, TransferOut};
-use sim_harness::inputs::NamedTensor;
+use sim_harness::inputs::{NamedTensor, StreamTensor};
 use sim_harness::stream::{check, run_on};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -85,7 +85,7 @@ impl EngineBackend for CorruptingBackend {
 fn run_with_deadline(new_backend: fn() -> Box<dyn EngineBackend>) -> Result<sim_harness::stream::StreamReport> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let ts = tensors();
+        let ts: Vec<StreamTensor> = tensors().into_iter().map(StreamTensor::from).collect();
         let indices: Vec<usize> = (0..ts.len()).collect();
         let clock = EngineClock { mhz: 1000.0, source: "test".into() };
         let _ = tx.send(run_on(&new_backend, Fidelity::Model, &ts, &indices, ts.len(), None, &clock, true));
