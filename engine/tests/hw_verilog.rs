@@ -54,3 +54,36 @@ fn lane_verilog_lints_clean_except_width() {
     let bad = lint(&files, LANE_MODULE).unwrap_or_else(|e| panic!("{e}"));
     assert!(bad.is_empty(), "verilator -Wall reported {} non-WIDTH problems:\n{}", bad.len(), bad.join("\n"));
 }
+
+/// A one-flop module and a C++ main that clocks it, for the build-cache test.
+const TINY_VERILOG: &str = "module tiny(input clk, input d, output reg q);\n  always @(posedge clk) q <= d;\nendmodule\n";
+const TINY_MAIN: &str = "#include \"Vtiny.h\"\nint main() { Vtiny t; t.d = 1; t.clk = 0; t.eval(); t.clk = 1; t.eval(); return t.q ? 0 : 1; }\n";
+
+/// Writes the tiny module's sources into `dir`; returns their paths.
+fn tiny_sources(dir: &Path, verilog: &str) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).unwrap();
+    let (v, c) = (dir.join("tiny.v"), dir.join("tiny_main.cpp"));
+    std::fs::write(&v, verilog).unwrap();
+    std::fs::write(&c, TINY_MAIN).unwrap();
+    vec![v, c]
+}
+
+#[test]
+fn a_verilated_build_is_reused_for_the_same_sources_in_another_folder_and_redone_when_they_change() {
+    require("verilator");
+    let root = work_dir("build-cache");
+    let _ = std::fs::remove_dir_all(&root);
+    let work = root.join("model");
+    let build = |sources: &[PathBuf]| engine::hw::verilog::build_verilated(&work, sources, &[], "tiny", "vtiny").expect("verilator build");
+    let (exe, first_s) = build(&tiny_sources(&root.join("debug-out"), TINY_VERILOG));
+    assert!(first_s > 0.0, "the first build runs verilator");
+    assert!(Command::new(&exe).status().unwrap().success(), "the built model clocks d into q");
+    // The same files exported into another profile's folder: the model is reused.
+    let (_, again_s) = build(&tiny_sources(&root.join("release-out"), TINY_VERILOG));
+    assert_eq!(again_s, 0.0, "same names, lengths and contents: reused");
+    // A changed source: rebuilt.
+    let changed = TINY_VERILOG.replace("q <= d", "q <= ~d");
+    let (exe, changed_s) = build(&tiny_sources(&root.join("release-out"), &changed));
+    assert!(changed_s > 0.0, "a changed source rebuilds");
+    assert!(!Command::new(&exe).status().unwrap().success(), "the rebuilt model inverts d");
+}

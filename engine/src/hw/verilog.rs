@@ -154,13 +154,15 @@ pub fn lint(files: &[PathBuf], top: &str) -> Result<Vec<String>> {
 /// driver with its `main`) into `work/obj/<exe>` with `verilator --cc --exe --build`;
 /// `includes` are the files the driver `#include`s from its own directory (not given to
 /// Verilator, but part of the build). Reuses an earlier build there when every source and include
-/// is unchanged (a stamp of their paths, lengths and hashes). Returns the executable and the
-/// build's wall-clock seconds (0 when reused).
+/// is unchanged (a stamp of their file names, lengths and hashes: not their directories, so that
+/// the same Verilog exported into another profile's build folder reuses the model). Returns the
+/// executable and the build's wall-clock seconds (0 when reused).
 pub fn build_verilated(work: &Path, sources: &[PathBuf], includes: &[PathBuf], top: &str, exe: &str) -> Result<(PathBuf, f64)> {
     let mut stamp = String::new();
     for s in sources.iter().chain(includes) {
         let text = std::fs::read(s).map_err(io_error(s))?;
-        stamp.push_str(&format!("{} {} {:016x}\n", s.display(), text.len(), fnv1a(&text)));
+        let name = s.file_name().unwrap_or(s.as_os_str()).to_string_lossy();
+        stamp.push_str(&format!("{name} {} {:016x}\n", text.len(), fnv1a(&text)));
     }
     let exe_path = work.join("obj").join(exe);
     let stamp_path = work.join("stamp");
