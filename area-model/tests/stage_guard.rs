@@ -1,6 +1,6 @@
 //! The per-stage timing guard (`area_model::stages`) on ASAP7 RVT TT at 1.5 GHz (667 ps): a
 //! deliberately chained module is rejected and its tree form passes; a stage whose output is
-//! combinational is flagged; and the compressor lane's plane-statistics, size-and-choice,
+//! combinational is flagged; and the compressor lane's plane-statistics, zero-run, size-and-choice,
 //! plane-queue-load and emitter stages fit the budget with registered outputs. Needs yosys (`scripts/install-area-tools.sh`).
 
 use area_model::stages::{check_stage, stage_budget_ps, stage_source};
@@ -115,6 +115,11 @@ fn lane_stages_fit(stages: &[&str]) {
 #[test]
 fn the_lanes_plane_statistics_stages_fit_1_5_ghz_with_registered_outputs() {
     lane_stages_fit(&["stats_bx", "stats_dbx", "stats_zbx"]);
+}
+
+#[test]
+fn the_lanes_zero_run_stages_fit_1_5_ghz_with_registered_outputs() {
+    lane_stages_fit(&["runs_bx", "runs_dbx", "runs_zbx"]);
 }
 
 #[test]

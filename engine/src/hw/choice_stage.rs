@@ -5,7 +5,8 @@
 //! in one cycle: the chosen code's values XORed and transposed into planes (wiring), its plane
 //! classes as ORs of the exclusive class masks and its per-plane code lengths, and the queue of
 //! 36 slots loaded with a header and the planes top first (or ZVC/raw payload words as literal
-//! slots). The queue, the block's geometry, tag, length and original words are this stage's
+//! slots). Slot `s` holds plane `33 − s` whatever the code and width: planes a code or width does
+//! not have are empty slots, so that each slot has one source per kind (plane, literal). The queue, the block's geometry, tag, length and original words are this stage's
 //! flops; the queue advances by [`GROUP_SLOTS`] slots each emitter step.
 
 use super::compressor_lane::{QUEUE_PLANES, TAG_BX, TAG_DBX, TAG_RAW, TAG_ZBX, TAG_ZVC};
@@ -252,6 +253,10 @@ pub struct ChoiceStage {
     /// The block's words and the ZVC payload words, from the BX and ZBX input flops.
     block_word: [Signal<Local, Bits<32>>; 32] = arr(),
     zvc_word: [Signal<Local, Bits<32>>; 32] = arr(),
+    /// The block's words byte-reversed (raw's payload is the bytes in order, MSB-first).
+    raw_word: [Signal<Local, Bits<32>>; 32] = arr(),
+    /// No code wins: the block is stored raw.
+    raw: Signal<Local, Bit> = d(),
     sym_lo_t: Signal<Local, Bits<17>> = d(),
     sym_a: Signal<Local, Bits<32>> = d(),
     sym_b: Signal<Local, Bits<32>> = d(),
@@ -379,6 +384,14 @@ impl Logic for ChoiceStage {
                 self.zvc_word[k].next = (self.sym_a.val() << 16) | self.sym_b.val();
             }
         }
+
+        for k in 0..32 {
+            self.raw_word[k].next = ((self.block_word[k].val() & 0xFF) << 24)
+                | ((self.block_word[k].val() & 0xFF00) << 8)
+                | ((self.block_word[k].val() >> 8) & 0xFF00)
+                | (self.block_word[k].val() >> 24);
+        }
+        self.raw.next = !(self.win_zvc.val() | self.win_dbx.val() | self.win_bx.val() | self.win_zbx.val());
 
         // ---- each code's geometry-dependent lengths (FORMAT.md §5.3), before the selection
         self.pos_len_dbx.next = self.position_prefix_bits.val() + bit_cast::<7, 3>(self.dbx_pos_field_bits.val());
@@ -656,74 +669,46 @@ impl Logic for ChoiceStage {
                 self.q_len[i].d.next = bits::<7>(0);
                 self.q_lit[i].d.next = false;
             }
-            match self.choice_tag.val().index() {
-                0 => {
-                    for s in 0..16 {
-                        self.q_hi[s].d.next = self.zvc_word[2 * s].val();
-                        self.q_lo[s].d.next = self.zvc_word[2 * s + 1].val();
-                        self.q_len[s].d.next = self.literal_bits.val();
-                        self.q_lit[s].d.next = true;
-                    }
+            // One layout for every code and width: slot 0 the header, slot s = plane 33 − s
+            // (slot 1 = plane 32). Planes a code or width does not have are empty (class none,
+            // length 0, zero words: the statistics classify no plane above the symbol width), so
+            // 16-bit symbols start at slot 16 or 17 and no slot chooses between layouts.
+            self.q_hi[0].d.next = self.head_hi.val();
+            self.q_lo[0].d.next = self.head_lo.val();
+            self.q_len[0].d.next = self.head_len.val();
+            self.q_lit[0].d.next = true;
+            for i in 0..33 {
+                self.q_hi[i + 1].d.next = self.plane_hi[32 - i].val();
+                self.q_lo[i + 1].d.next = self.plane_lo[32 - i].val();
+                self.q_class[i + 1].d.next = self.plane_class[32 - i].val();
+                self.q_run[i + 1].d.next = self.sel_run[32 - i].val();
+                self.q_len[i + 1].d.next = self.plane_code_len[32 - i].val();
+            }
+            // ZVC and raw: 16 literal slots of two payload words, the rest empty.
+            if self.win_zvc.val() {
+                for s in 0..16 {
+                    self.q_hi[s].d.next = self.zvc_word[2 * s].val();
+                    self.q_lo[s].d.next = self.zvc_word[2 * s + 1].val();
+                    self.q_len[s].d.next = self.literal_bits.val();
+                    self.q_lit[s].d.next = true;
+                    self.q_class[s].d.next = bits::<3>(0);
                 }
-                4 => {
-                    for s in 0..16 {
-                        self.q_hi[s].d.next = ((self.block_word[2 * s].val() & 0xFF) << 24)
-                            | ((self.block_word[2 * s].val() & 0xFF00) << 8)
-                            | ((self.block_word[2 * s].val() >> 8) & 0xFF00)
-                            | (self.block_word[2 * s].val() >> 24);
-                        self.q_lo[s].d.next = ((self.block_word[2 * s + 1].val() & 0xFF) << 24)
-                            | ((self.block_word[2 * s + 1].val() & 0xFF00) << 8)
-                            | ((self.block_word[2 * s + 1].val() >> 8) & 0xFF00)
-                            | (self.block_word[2 * s + 1].val() >> 24);
-                        self.q_len[s].d.next = self.literal_bits.val();
-                        self.q_lit[s].d.next = true;
-                    }
+            }
+            if self.raw.val() {
+                for s in 0..16 {
+                    self.q_hi[s].d.next = self.raw_word[2 * s].val();
+                    self.q_lo[s].d.next = self.raw_word[2 * s + 1].val();
+                    self.q_len[s].d.next = self.literal_bits.val();
+                    self.q_lit[s].d.next = true;
+                    self.q_class[s].d.next = bits::<3>(0);
                 }
-                1 => {
-                    self.q_hi[0].d.next = self.head_hi.val();
-                    self.q_lo[0].d.next = self.head_lo.val();
-                    self.q_len[0].d.next = self.head_len.val();
-                    self.q_lit[0].d.next = true;
-                    if self.w16.val() {
-                        for i in 0..17 {
-                            self.q_hi[i + 1].d.next = self.plane_hi[16 - i].val();
-                            self.q_lo[i + 1].d.next = self.plane_lo[16 - i].val();
-                            self.q_class[i + 1].d.next = self.plane_class[16 - i].val();
-                            self.q_run[i + 1].d.next = self.sel_run[16 - i].val();
-                            self.q_len[i + 1].d.next = self.plane_code_len[16 - i].val();
-                        }
-                    } else {
-                        for i in 0..33 {
-                            self.q_hi[i + 1].d.next = self.plane_hi[32 - i].val();
-                            self.q_lo[i + 1].d.next = self.plane_lo[32 - i].val();
-                            self.q_class[i + 1].d.next = self.plane_class[32 - i].val();
-                            self.q_run[i + 1].d.next = self.sel_run[32 - i].val();
-                            self.q_len[i + 1].d.next = self.plane_code_len[32 - i].val();
-                        }
-                    }
-                }
-                _ => {
-                    self.q_hi[0].d.next = self.head_hi.val();
-                    self.q_lo[0].d.next = self.head_lo.val();
-                    self.q_len[0].d.next = self.head_len.val();
-                    self.q_lit[0].d.next = true;
-                    if self.w16.val() {
-                        for i in 0..16 {
-                            self.q_hi[i + 1].d.next = self.plane_hi[15 - i].val();
-                            self.q_lo[i + 1].d.next = self.plane_lo[15 - i].val();
-                            self.q_class[i + 1].d.next = self.plane_class[15 - i].val();
-                            self.q_run[i + 1].d.next = self.sel_run[15 - i].val();
-                            self.q_len[i + 1].d.next = self.plane_code_len[15 - i].val();
-                        }
-                    } else {
-                        for i in 0..32 {
-                            self.q_hi[i + 1].d.next = self.plane_hi[31 - i].val();
-                            self.q_lo[i + 1].d.next = self.plane_lo[31 - i].val();
-                            self.q_class[i + 1].d.next = self.plane_class[31 - i].val();
-                            self.q_run[i + 1].d.next = self.sel_run[31 - i].val();
-                            self.q_len[i + 1].d.next = self.plane_code_len[31 - i].val();
-                        }
-                    }
+            }
+            if self.win_zvc.val() | self.raw.val() {
+                for s in 16..34 {
+                    self.q_hi[s].d.next = bits::<32>(0);
+                    self.q_lo[s].d.next = bits::<32>(0);
+                    self.q_class[s].d.next = bits::<3>(0);
+                    self.q_len[s].d.next = bits::<7>(0);
                 }
             }
         } else if self.step.val() & self.em_busy.q.val() {
