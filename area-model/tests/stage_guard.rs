@@ -7,6 +7,7 @@ use area_model::stages::{check_stage, stage_budget_ps, stage_source};
 use area_model::{ASAP7_RVT_TT, LIBERTY_DIR, Liberty};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// 1.5 GHz, the paper's engine clock.
 const PERIOD_PS: f64 = 667.0;
@@ -97,15 +98,21 @@ fn a_combinational_output_is_flagged() {
     assert!(!t.unregistered_outputs.is_empty() && !t.passes(), "{t:?}");
 }
 
+/// The compressor lane's Verilog (`rtl_gen::TOPS[0]`), exported once for all the tests of this
+/// binary (an export takes seconds of CPU).
+fn lane_verilog() -> &'static str {
+    static VERILOG: OnceLock<String> = OnceLock::new();
+    VERILOG.get_or_init(|| (rtl_gen::TOPS[0].verilog)())
+}
+
 /// Maps each named stage module of the compressor lane (`rtl_gen::TOPS[0]`) and asserts that it
 /// fits the budget with registered outputs.
 fn lane_stages_fit(stages: &[&str]) {
     let lib = asap7();
     let top = &rtl_gen::TOPS[0];
-    let verilog = (top.verilog)();
     for name in stages {
         let stage = format!("{}${name}", top.name);
-        let t = check_stage(&stage_source(&verilog, &stage).unwrap(), &stage, &lib, PERIOD_PS, &work()).unwrap();
+        let t = check_stage(&stage_source(lane_verilog(), &stage).unwrap(), &stage, &lib, PERIOD_PS, &work()).unwrap();
         eprintln!("{t:?}");
         assert!(t.unregistered_outputs.is_empty(), "{stage}: outputs not registered: {:?}", t.unregistered_outputs);
         assert!(t.passes(), "{stage}: ABC delay {:.1} ps over the budget {:.1} ps", t.abc_delay_ps, t.budget_ps);

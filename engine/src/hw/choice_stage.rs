@@ -6,16 +6,17 @@
 //! classes as ORs of the exclusive class masks and its per-plane code lengths, and the queue of
 //! 36 slots loaded with a header and the planes top first (or ZVC/raw payload words as literal
 //! slots). Slot `s` holds plane `33 − s` whatever the code and width: planes a code or width does
-//! not have are empty slots, so that each slot has one source per kind (plane, literal). The queue, the block's geometry, tag, length and original words are this stage's
-//! flops; the queue advances by [`GROUP_SLOTS`] slots each emitter step.
+//! not have are empty slots, so that each slot has one source per kind (plane, literal). The
+//! queue, the block's geometry, tag, length and original words are this stage's flops; the queue
+//! advances by [`GROUP_SLOTS`] slots each emitter step.
 
 use super::compressor_lane::{QUEUE_PLANES, TAG_BX, TAG_DBX, TAG_RAW, TAG_ZBX, TAG_ZVC};
 use super::hdl_util::{arr, d};
-use super::size_choice::RAW_BITS;
 use super::plane_coder::{
     CLASS_ALL_ONES, CLASS_DBP_ZERO, CLASS_ONE_ONE, CLASS_SINGLE_ZERO, CLASS_TWO_ONES, CLASS_VERBATIM, CLASS_ZERO_RUN,
     FIXED_CODE_BITS, GROUP_SLOTS, POSITION_PREFIX_BITS, RUN_CODE_W16_BITS, RUN_CODE_W32_BITS, SINGLE_ZERO_BITS,
 };
+use super::size_choice::RAW_BITS;
 use super::zero_runs::RUN_PLANES;
 use rust_hdl::prelude::*;
 
@@ -23,7 +24,7 @@ use rust_hdl::prelude::*;
 const LITERAL_BITS: u64 = 64;
 
 hw_block! {
-/// The choice and plane-queue stage; see the module docs.
+/// The plane-queue load stage; see the module docs.
 #[derive(LogicBlock)]
 pub struct ChoiceStage {
     /// Clock.
