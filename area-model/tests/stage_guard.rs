@@ -1,12 +1,13 @@
 //! The per-stage timing guard (`area_model::stages`) on ASAP7 RVT TT at 1.5 GHz (667 ps): a
 //! deliberately chained module is rejected and its tree form passes; a stage whose output is
-//! combinational is flagged; and the compressor lane's plane-statistics and emitter stages fit
-//! the budget with registered outputs. Needs yosys (`scripts/install-area-tools.sh`).
+//! combinational is flagged; and the compressor lane's plane-statistics, zero-run, size-and-choice,
+//! plane-queue-load and emitter stages fit the budget with registered outputs. Needs yosys (`scripts/install-area-tools.sh`).
 
 use area_model::stages::{check_stage, stage_budget_ps, stage_source};
 use area_model::{ASAP7_RVT_TT, LIBERTY_DIR, Liberty};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// 1.5 GHz, the paper's engine clock.
 const PERIOD_PS: f64 = 667.0;
@@ -97,15 +98,21 @@ fn a_combinational_output_is_flagged() {
     assert!(!t.unregistered_outputs.is_empty() && !t.passes(), "{t:?}");
 }
 
+/// The compressor lane's Verilog (`rtl_gen::TOPS[0]`), exported once for all the tests of this
+/// binary (an export takes seconds of CPU).
+fn lane_verilog() -> &'static str {
+    static VERILOG: OnceLock<String> = OnceLock::new();
+    VERILOG.get_or_init(|| (rtl_gen::TOPS[0].verilog)())
+}
+
 /// Maps each named stage module of the compressor lane (`rtl_gen::TOPS[0]`) and asserts that it
 /// fits the budget with registered outputs.
 fn lane_stages_fit(stages: &[&str]) {
     let lib = asap7();
     let top = &rtl_gen::TOPS[0];
-    let verilog = (top.verilog)();
     for name in stages {
         let stage = format!("{}${name}", top.name);
-        let t = check_stage(&stage_source(&verilog, &stage).unwrap(), &stage, &lib, PERIOD_PS, &work()).unwrap();
+        let t = check_stage(&stage_source(lane_verilog(), &stage).unwrap(), &stage, &lib, PERIOD_PS, &work()).unwrap();
         eprintln!("{t:?}");
         assert!(t.unregistered_outputs.is_empty(), "{stage}: outputs not registered: {:?}", t.unregistered_outputs);
         assert!(t.passes(), "{stage}: ABC delay {:.1} ps over the budget {:.1} ps", t.abc_delay_ps, t.budget_ps);
@@ -115,6 +122,21 @@ fn lane_stages_fit(stages: &[&str]) {
 #[test]
 fn the_lanes_plane_statistics_stages_fit_1_5_ghz_with_registered_outputs() {
     lane_stages_fit(&["stats_bx", "stats_dbx", "stats_zbx"]);
+}
+
+#[test]
+fn the_lanes_zero_run_stages_fit_1_5_ghz_with_registered_outputs() {
+    lane_stages_fit(&["runs_bx", "runs_dbx", "runs_zbx"]);
+}
+
+#[test]
+fn the_lanes_size_and_choice_stage_fits_1_5_ghz_with_registered_outputs() {
+    lane_stages_fit(&["sizes"]);
+}
+
+#[test]
+fn the_lanes_plane_queue_load_fits_1_5_ghz_with_registered_outputs() {
+    lane_stages_fit(&["choice"]);
 }
 
 #[test]

@@ -261,6 +261,8 @@ fn vcd_trace_has_readable_signals_and_parses_back() {
         &["uut", "choice", "size_bx"],
         &["uut", "choice", "size_zbx"],
         &["uut", "choice", "choice_tag"],
+        &["uut", "sizes", "size_dbx"],
+        &["uut", "sizes", "win_dbx"],
         &["uut", "coder", "offset$0"],
         &["uut", "placer", "payload$0"],
     ] {

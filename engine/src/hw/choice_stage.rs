@@ -1,12 +1,14 @@
-//! Stage 2's last cycle of the compressor lane: the choice and the plane-queue load.
+//! Stage 2's last cycle of the compressor lane: the plane-queue load.
 //!
-//! From the three plane statistics' registered outputs and stage 2's mask, count and width, in
-//! one cycle: the ZVC and DBX base-code sizes, the choice by parallel pairwise compares and
-//! one-hot winners (FORMAT.md tie-break), the chosen code's values XORed and transposed into
-//! planes (wiring), its plane classes as ORs of the exclusive class masks, and the queue of 36
-//! slots loaded with a header and the planes top first (or ZVC/raw payload words as literal
-//! slots). The queue, the block's geometry, tag, length and original words are this stage's
-//! flops; the queue advances by [`GROUP_SLOTS`] slots each emitter step.
+//! From the registered choice ([`super::size_choice::SizeChoice`]: sizes, one-hot winners, the
+//! DBX base code), the three plane statistics' registered outputs and stage 2's mask and width,
+//! in one cycle: the chosen code's values XORed and transposed into planes (wiring), its plane
+//! classes as ORs of the exclusive class masks and its per-plane code lengths, and the queue of
+//! 36 slots loaded with a header and the planes top first (or ZVC/raw payload words as literal
+//! slots). Slot `s` holds plane `33 − s` whatever the code and width: planes a code or width does
+//! not have are empty slots, so that each slot has one source per kind (plane, literal). The
+//! queue, the block's geometry, tag, length and original words are this stage's flops; the queue
+//! advances by [`GROUP_SLOTS`] slots each emitter step.
 
 use super::compressor_lane::{QUEUE_PLANES, TAG_BX, TAG_DBX, TAG_RAW, TAG_ZBX, TAG_ZVC};
 use super::hdl_util::{arr, d};
@@ -14,42 +16,15 @@ use super::plane_coder::{
     CLASS_ALL_ONES, CLASS_DBP_ZERO, CLASS_ONE_ONE, CLASS_SINGLE_ZERO, CLASS_TWO_ONES, CLASS_VERBATIM, CLASS_ZERO_RUN,
     FIXED_CODE_BITS, GROUP_SLOTS, POSITION_PREFIX_BITS, RUN_CODE_W16_BITS, RUN_CODE_W32_BITS, SINGLE_ZERO_BITS,
 };
+use super::size_choice::RAW_BITS;
 use super::zero_runs::RUN_PLANES;
 use rust_hdl::prelude::*;
 
-/// Payload bits of a raw block (and the bound a coded block must not exceed).
-const RAW_BITS: u64 = 1024;
 /// Bits of a literal queue slot (ZVC and raw payload words, two per slot).
 const LITERAL_BITS: u64 = 64;
-/// FORMAT.md §6 base-symbol codes, left-aligned: `001` + 4 bits, `010` + 8, `011` + 16, `1` + w.
-const BASE4_CODE: u64 = 0b001 << 29;
-/// See [`BASE4_CODE`].
-const BASE8_CODE: u64 = 0b010 << 29;
-/// See [`BASE4_CODE`].
-const BASE16_CODE: u64 = 0b011 << 29;
-/// See [`BASE4_CODE`].
-const BASE_FULL_CODE: u64 = 1 << 31;
-/// Bits of the base-symbol codes: zero `000`, 4-, 8-, 16-bit fields, the full 16- or 32-bit symbol.
-const BASE_ZERO_BITS: u64 = 3;
-/// See [`BASE_ZERO_BITS`].
-const BASE4_BITS: u64 = 7;
-/// See [`BASE_ZERO_BITS`].
-const BASE8_BITS: u64 = 11;
-/// See [`BASE_ZERO_BITS`].
-const BASE16_BITS: u64 = 19;
-/// See [`BASE_ZERO_BITS`].
-const BASE_FULL_W16_BITS: u64 = 17;
-/// See [`BASE_ZERO_BITS`].
-const BASE_FULL_W32_BITS: u64 = 33;
-/// Bits above a 4-, 8- and 16-bit signed field of a sign-extended 32-bit value (all equal ⇔ it fits).
-const ABOVE4_MASK: u64 = 0xFFFF_FFF8;
-/// See [`ABOVE4_MASK`].
-const ABOVE8_MASK: u64 = 0xFFFF_FF80;
-/// See [`ABOVE4_MASK`].
-const ABOVE16_MASK: u64 = 0xFFFF_8000;
 
 hw_block! {
-/// The choice and plane-queue stage; see the module docs.
+/// The plane-queue load stage; see the module docs.
 #[derive(LogicBlock)]
 pub struct ChoiceStage {
     /// Clock.
@@ -64,10 +39,30 @@ pub struct ChoiceStage {
     pub mask_hi: Signal<In, Bits<32>> = d(),
     /// Stage 2: nonzero mask of symbols 32–63.
     pub mask_lo: Signal<In, Bits<32>> = d(),
-    /// Stage 2: nonzero symbols n.
-    pub nonzero: Signal<In, Bits<7>> = d(),
     /// Stage 2: 16-bit symbols.
     pub w16: Signal<In, Bit> = d(),
+    /// The choice's registered sizes: payload bits of ZVC.
+    pub size_zvc: Signal<In, Bits<11>> = d(),
+    /// Payload bits of DBX.
+    pub size_dbx: Signal<In, Bits<11>> = d(),
+    /// Payload bits of BX.
+    pub size_bx: Signal<In, Bits<11>> = d(),
+    /// Payload bits of ZBX.
+    pub size_zbx: Signal<In, Bits<11>> = d(),
+    /// The choice's registered one-hot winners (none: raw).
+    pub win_zvc: Signal<In, Bit> = d(),
+    /// DBX wins.
+    pub win_dbx: Signal<In, Bit> = d(),
+    /// BX wins.
+    pub win_bx: Signal<In, Bit> = d(),
+    /// ZBX wins.
+    pub win_zbx: Signal<In, Bit> = d(),
+    /// DBX's registered base-symbol code: its first 32 bits.
+    pub base_hi: Signal<In, Bits<32>> = d(),
+    /// The base-symbol code's bit 32 at bit 31.
+    pub base_lo: Signal<In, Bits<32>> = d(),
+    /// Bits of the base-symbol code.
+    pub base_len: Signal<In, Bits<11>> = d(),
     /// Stage 2: transfer id.
     pub id: Signal<In, Bits<8>> = d(),
     /// Stage 2: the block closes its transfer.
@@ -112,8 +107,6 @@ pub struct ChoiceStage {
     pub dbx_plane_len: Signal<In, Bits<7>> = d(),
     /// DBX statistics: position-field width Q.
     pub dbx_pos_field_bits: Signal<In, Bits<3>> = d(),
-    /// DBX statistics: plane-code bits.
-    pub dbx_plane_bits: Signal<In, Bits<11>> = d(),
     /// BX statistics: held values 0–31.
     pub bx_x_held: [Signal<In, Bits<32>>; 32] = arr(),
     /// BX statistics: held values 32–63.
@@ -154,8 +147,6 @@ pub struct ChoiceStage {
     pub bx_plane_len: Signal<In, Bits<7>> = d(),
     /// BX statistics: position-field width Q.
     pub bx_pos_field_bits: Signal<In, Bits<3>> = d(),
-    /// BX statistics: plane-code bits.
-    pub bx_plane_bits: Signal<In, Bits<11>> = d(),
     /// ZBX statistics: held values 0–31.
     pub zbx_x_held: [Signal<In, Bits<32>>; 32] = arr(),
     /// ZBX statistics: held values 32–63.
@@ -196,8 +187,6 @@ pub struct ChoiceStage {
     pub zbx_plane_len: Signal<In, Bits<7>> = d(),
     /// ZBX statistics: position-field width Q.
     pub zbx_pos_field_bits: Signal<In, Bits<3>> = d(),
-    /// ZBX statistics: plane-code bits.
-    pub zbx_plane_bits: Signal<In, Bits<11>> = d(),
     /// The queue holds a block for the coder.
     pub busy: Signal<Out, Bit> = d(),
     /// Group of the queue the coder takes this cycle (0–3).
@@ -255,19 +244,6 @@ pub struct ChoiceStage {
     tag_zbx: Constant<Bits<3>> = Constant::new(TAG_ZBX.into()),
     tag_raw: Constant<Bits<3>> = Constant::new(TAG_RAW.into()),
     literal_bits: Constant<Bits<7>> = Constant::new(LITERAL_BITS.into()),
-    base4_code: Constant<Bits<32>> = Constant::new(BASE4_CODE.into()),
-    base8_code: Constant<Bits<32>> = Constant::new(BASE8_CODE.into()),
-    base16_code: Constant<Bits<32>> = Constant::new(BASE16_CODE.into()),
-    base_full_code: Constant<Bits<32>> = Constant::new(BASE_FULL_CODE.into()),
-    base_zero_bits: Constant<Bits<11>> = Constant::new(BASE_ZERO_BITS.into()),
-    base4_bits: Constant<Bits<11>> = Constant::new(BASE4_BITS.into()),
-    base8_bits: Constant<Bits<11>> = Constant::new(BASE8_BITS.into()),
-    base16_bits: Constant<Bits<11>> = Constant::new(BASE16_BITS.into()),
-    base_full_w16_bits: Constant<Bits<11>> = Constant::new(BASE_FULL_W16_BITS.into()),
-    base_full_w32_bits: Constant<Bits<11>> = Constant::new(BASE_FULL_W32_BITS.into()),
-    above4_mask: Constant<Bits<32>> = Constant::new(ABOVE4_MASK.into()),
-    above8_mask: Constant<Bits<32>> = Constant::new(ABOVE8_MASK.into()),
-    above16_mask: Constant<Bits<32>> = Constant::new(ABOVE16_MASK.into()),
     class_single_zero: Constant<Bits<3>> = Constant::new(CLASS_SINGLE_ZERO.into()),
     class_zero_run: Constant<Bits<3>> = Constant::new(CLASS_ZERO_RUN.into()),
     class_all_ones: Constant<Bits<3>> = Constant::new(CLASS_ALL_ONES.into()),
@@ -278,36 +254,31 @@ pub struct ChoiceStage {
     /// The block's words and the ZVC payload words, from the BX and ZBX input flops.
     block_word: [Signal<Local, Bits<32>>; 32] = arr(),
     zvc_word: [Signal<Local, Bits<32>>; 32] = arr(),
+    /// The block's words byte-reversed (raw's payload is the bytes in order, MSB-first).
+    raw_word: [Signal<Local, Bits<32>>; 32] = arr(),
+    /// No code wins: the block is stored raw.
+    raw: Signal<Local, Bit> = d(),
     sym_lo_t: Signal<Local, Bits<17>> = d(),
     sym_a: Signal<Local, Bits<32>> = d(),
     sym_b: Signal<Local, Bits<32>> = d(),
-    size_zvc: Signal<Local, Bits<11>> = d(),
-    size_dbx: Signal<Local, Bits<11>> = d(),
-    size_bx: Signal<Local, Bits<11>> = d(),
-    size_zbx: Signal<Local, Bits<11>> = d(),
-    base_symbol: Signal<Local, Bits<32>> = d(),
-    base_value: Signal<Local, Bits<32>> = d(),
-    above4: Signal<Local, Bits<32>> = d(),
-    above8: Signal<Local, Bits<32>> = d(),
-    above16: Signal<Local, Bits<32>> = d(),
-    fits4: Signal<Local, Bit> = d(),
-    fits8: Signal<Local, Bit> = d(),
-    fits16: Signal<Local, Bit> = d(),
-    base_len: Signal<Local, Bits<11>> = d(),
-    base_hi: Signal<Local, Bits<32>> = d(),
-    base_lo: Signal<Local, Bits<32>> = d(),
     head_hi: Signal<Local, Bits<32>> = d(),
     head_lo: Signal<Local, Bits<32>> = d(),
     head_len: Signal<Local, Bits<7>> = d(),
-    /// The choice: each code against each other in parallel, then one-hot winners.
-    win_zvc: Signal<Local, Bit> = d(),
-    win_dbx: Signal<Local, Bit> = d(),
-    win_bx: Signal<Local, Bit> = d(),
-    win_zbx: Signal<Local, Bit> = d(),
     choice_tag: Signal<Local, Bits<3>> = d(),
     choice_len: Signal<Local, Bits<11>> = d(),
     sel_len: Signal<Local, Bits<7>> = d(),
-    sel_pos_field: Signal<Local, Bits<3>> = d(),
+    /// Each code's position-code and verbatim-code lengths and the coder's position shift,
+    /// computed from the statistics' flops before the chosen code's are selected.
+    pos_len_dbx: Signal<Local, Bits<7>> = d(),
+    pos_len_bx: Signal<Local, Bits<7>> = d(),
+    pos_len_zbx: Signal<Local, Bits<7>> = d(),
+    verb_len_dbx: Signal<Local, Bits<7>> = d(),
+    verb_len_bx: Signal<Local, Bits<7>> = d(),
+    verb_len_zbx: Signal<Local, Bits<7>> = d(),
+    pos_shift_dbx: Signal<Local, Bits<5>> = d(),
+    pos_shift_bx: Signal<Local, Bits<5>> = d(),
+    pos_shift_zbx: Signal<Local, Bits<5>> = d(),
+    sel_pos_shift: Signal<Local, Bits<5>> = d(),
     sel_y: [Signal<Local, Bits<32>>; 32] = arr(),
     sel_y_lo: [Signal<Local, Bits<17>>; 32] = arr(),
     sel_y_top: [Signal<Local, Bit>; 32] = arr(),
@@ -415,77 +386,25 @@ impl Logic for ChoiceStage {
             }
         }
 
-        // ---- stage 2: sizes of all four codes
-        self.size_bx.next = self.bx_plane_bits.val();
-        self.size_zbx.next = bits::<11>(32);
-        self.size_zvc.next = bits::<11>(32) + (bit_cast::<11, 7>(self.nonzero.val()) << 5);
-        if self.w16.val() {
-            self.size_zbx.next = bits::<11>(64);
-            self.size_zvc.next = bits::<11>(64) + (bit_cast::<11, 7>(self.nonzero.val()) << 4);
+        for k in 0..32 {
+            self.raw_word[k].next = ((self.block_word[k].val() & 0xFF) << 24)
+                | ((self.block_word[k].val() & 0xFF00) << 8)
+                | ((self.block_word[k].val() >> 8) & 0xFF00)
+                | (self.block_word[k].val() >> 24);
         }
-        if self.nonzero.val().any() {
-            self.size_zbx.next = self.size_zbx.val() + self.zbx_plane_bits.val();
-        }
-        // DBX base code: the first symbol, sign-extended; a field fits when the bits above it agree.
-        self.base_symbol.next = self.bx_x_held[0].val();
-        self.base_value.next = self.base_symbol.val();
-        if self.w16.val() & self.base_symbol.val().get_bit(15) {
-            self.base_value.next = self.base_symbol.val() | 0xFFFF_0000_u64;
-        }
-        self.above4.next = self.base_value.val() & self.above4_mask.val();
-        self.above8.next = self.base_value.val() & self.above8_mask.val();
-        self.above16.next = self.base_value.val() & self.above16_mask.val();
-        self.fits4.next = !self.above4.val().any() | (self.above4.val() == self.above4_mask.val());
-        self.fits8.next = !self.above8.val().any() | (self.above8.val() == self.above8_mask.val());
-        self.fits16.next =
-            (!self.above16.val().any() | (self.above16.val() == self.above16_mask.val())) & !self.w16.val();
-        self.base_hi.next = self.base_full_code.val() | (self.base_symbol.val() >> 1);
-        self.base_lo.next = self.base_symbol.val() << 31;
-        self.base_len.next = self.base_full_w32_bits.val();
-        if self.w16.val() {
-            self.base_hi.next = self.base_full_code.val() | (self.base_symbol.val() << 15);
-            self.base_lo.next = bits::<32>(0);
-            self.base_len.next = self.base_full_w16_bits.val();
-        }
-        if self.fits16.val() {
-            self.base_hi.next = self.base16_code.val() | ((self.base_value.val() & 0xFFFF) << 13);
-            self.base_lo.next = bits::<32>(0);
-            self.base_len.next = self.base16_bits.val();
-        }
-        if self.fits8.val() {
-            self.base_hi.next = self.base8_code.val() | ((self.base_value.val() & 0xFF) << 21);
-            self.base_lo.next = bits::<32>(0);
-            self.base_len.next = self.base8_bits.val();
-        }
-        if self.fits4.val() {
-            self.base_hi.next = self.base4_code.val() | ((self.base_value.val() & 0xF) << 25);
-            self.base_lo.next = bits::<32>(0);
-            self.base_len.next = self.base4_bits.val();
-        }
-        if !self.base_value.val().any() {
-            self.base_hi.next = bits::<32>(0);
-            self.base_lo.next = bits::<32>(0);
-            self.base_len.next = self.base_zero_bits.val();
-        }
-        self.size_dbx.next = self.base_len.val() + self.dbx_plane_bits.val();
-        // ---- the choice: smallest wins, ties to the lowest tag, raw only if strictly smaller.
-        // All pairwise compares in parallel, then one-hot winners.
-        self.win_zvc.next = (self.size_zvc.val() <= self.size_dbx.val())
-            & (self.size_zvc.val() <= self.size_bx.val())
-            & (self.size_zvc.val() <= self.size_zbx.val())
-            & (self.size_zvc.val() <= self.raw_bits.val());
-        self.win_dbx.next = !self.win_zvc.val()
-            & (self.size_dbx.val() <= self.size_bx.val())
-            & (self.size_dbx.val() <= self.size_zbx.val())
-            & (self.size_dbx.val() <= self.raw_bits.val());
-        self.win_bx.next = !self.win_zvc.val()
-            & !self.win_dbx.val()
-            & (self.size_bx.val() <= self.size_zbx.val())
-            & (self.size_bx.val() <= self.raw_bits.val());
-        self.win_zbx.next = !self.win_zvc.val()
-            & !self.win_dbx.val()
-            & !self.win_bx.val()
-            & (self.size_zbx.val() <= self.raw_bits.val());
+        self.raw.next = !(self.win_zvc.val() | self.win_dbx.val() | self.win_bx.val() | self.win_zbx.val());
+
+        // ---- each code's geometry-dependent lengths (FORMAT.md §5.3), before the selection
+        self.pos_len_dbx.next = self.position_prefix_bits.val() + bit_cast::<7, 3>(self.dbx_pos_field_bits.val());
+        self.pos_len_bx.next = self.position_prefix_bits.val() + bit_cast::<7, 3>(self.bx_pos_field_bits.val());
+        self.pos_len_zbx.next = self.position_prefix_bits.val() + bit_cast::<7, 3>(self.zbx_pos_field_bits.val());
+        self.verb_len_dbx.next = bits::<7>(1) + self.dbx_plane_len.val();
+        self.verb_len_bx.next = bits::<7>(1) + self.bx_plane_len.val();
+        self.verb_len_zbx.next = bits::<7>(1) + self.zbx_plane_len.val();
+        self.pos_shift_dbx.next = bits::<5>(27) - bit_cast::<5, 3>(self.dbx_pos_field_bits.val());
+        self.pos_shift_bx.next = bits::<5>(27) - bit_cast::<5, 3>(self.bx_pos_field_bits.val());
+        self.pos_shift_zbx.next = bits::<5>(27) - bit_cast::<5, 3>(self.zbx_pos_field_bits.val());
+        // ---- the registered choice: tag and length
         self.choice_tag.next = self.tag_raw.val();
         self.choice_len.next = self.raw_bits.val();
         if self.win_zvc.val() {
@@ -529,7 +448,9 @@ impl Logic for ChoiceStage {
         self.sel_one_top.next = self.bx_one_one_top.val();
         self.sel_verbatim_top.next = self.bx_verbatim_top.val();
         self.sel_len.next = self.bx_plane_len.val();
-        self.sel_pos_field.next = self.bx_pos_field_bits.val();
+        self.pos_code_len.next = self.pos_len_bx.val();
+        self.verbatim_len.next = self.verb_len_bx.val();
+        self.sel_pos_shift.next = self.pos_shift_bx.val();
         if self.win_dbx.val() {
             for m in 0..32 {
                 self.sel_y[m].next = self.dbx_x_held[m].val();
@@ -554,7 +475,9 @@ impl Logic for ChoiceStage {
             self.sel_one_top.next = self.dbx_one_one_top.val();
             self.sel_verbatim_top.next = self.dbx_verbatim_top.val();
             self.sel_len.next = self.dbx_plane_len.val();
-            self.sel_pos_field.next = self.dbx_pos_field_bits.val();
+            self.pos_code_len.next = self.pos_len_dbx.val();
+            self.verbatim_len.next = self.verb_len_dbx.val();
+            self.sel_pos_shift.next = self.pos_shift_dbx.val();
         }
         if self.win_zbx.val() {
             for m in 0..32 {
@@ -580,7 +503,9 @@ impl Logic for ChoiceStage {
             self.sel_one_top.next = self.zbx_one_one_top.val();
             self.sel_verbatim_top.next = self.zbx_verbatim_top.val();
             self.sel_len.next = self.zbx_plane_len.val();
-            self.sel_pos_field.next = self.zbx_pos_field_bits.val();
+            self.pos_code_len.next = self.pos_len_zbx.val();
+            self.verbatim_len.next = self.verb_len_zbx.val();
+            self.sel_pos_shift.next = self.pos_shift_zbx.val();
         }
         // The chosen code's XORed values y = x ^ (x >> 1), plane 32 above bit 31 (the plane
         // statistics hand on their registered x, so that their outputs are flops).
@@ -642,8 +567,6 @@ impl Logic for ChoiceStage {
         if self.w16.val() {
             self.run_code_len.next = self.run_code_w16.val();
         }
-        self.pos_code_len.next = self.position_prefix_bits.val() + bit_cast::<7, 3>(self.sel_pos_field.val());
-        self.verbatim_len.next = bits::<7>(1) + self.sel_len.val();
         for j in 0..32 {
             self.plane_code_len[j].next = bits::<7>(0);
             if self.sel_single.val().get_bit(j) {
@@ -729,7 +652,7 @@ impl Logic for ChoiceStage {
             self.em_tag.d.next = self.choice_tag.val();
             self.em_len.d.next = self.choice_len.val();
             self.em_plane_len.d.next = self.sel_len.val();
-            self.em_pos_shift.d.next = bits::<5>(27) - bit_cast::<5, 3>(self.sel_pos_field.val());
+            self.em_pos_shift.d.next = self.sel_pos_shift.val();
             self.em_run_shift.d.next = bits::<5>(25);
             if self.w16.val() {
                 self.em_run_shift.d.next = bits::<5>(26);
@@ -747,74 +670,46 @@ impl Logic for ChoiceStage {
                 self.q_len[i].d.next = bits::<7>(0);
                 self.q_lit[i].d.next = false;
             }
-            match self.choice_tag.val().index() {
-                0 => {
-                    for s in 0..16 {
-                        self.q_hi[s].d.next = self.zvc_word[2 * s].val();
-                        self.q_lo[s].d.next = self.zvc_word[2 * s + 1].val();
-                        self.q_len[s].d.next = self.literal_bits.val();
-                        self.q_lit[s].d.next = true;
-                    }
+            // One layout for every code and width: slot 0 the header, slot s = plane 33 − s
+            // (slot 1 = plane 32). Planes a code or width does not have are empty (class none,
+            // length 0, zero words: the statistics classify no plane above the symbol width), so
+            // 16-bit symbols start at slot 16 or 17 and no slot chooses between layouts.
+            self.q_hi[0].d.next = self.head_hi.val();
+            self.q_lo[0].d.next = self.head_lo.val();
+            self.q_len[0].d.next = self.head_len.val();
+            self.q_lit[0].d.next = true;
+            for i in 0..33 {
+                self.q_hi[i + 1].d.next = self.plane_hi[32 - i].val();
+                self.q_lo[i + 1].d.next = self.plane_lo[32 - i].val();
+                self.q_class[i + 1].d.next = self.plane_class[32 - i].val();
+                self.q_run[i + 1].d.next = self.sel_run[32 - i].val();
+                self.q_len[i + 1].d.next = self.plane_code_len[32 - i].val();
+            }
+            // ZVC and raw: 16 literal slots of two payload words, the rest empty.
+            if self.win_zvc.val() {
+                for s in 0..16 {
+                    self.q_hi[s].d.next = self.zvc_word[2 * s].val();
+                    self.q_lo[s].d.next = self.zvc_word[2 * s + 1].val();
+                    self.q_len[s].d.next = self.literal_bits.val();
+                    self.q_lit[s].d.next = true;
+                    self.q_class[s].d.next = bits::<3>(0);
                 }
-                4 => {
-                    for s in 0..16 {
-                        self.q_hi[s].d.next = ((self.block_word[2 * s].val() & 0xFF) << 24)
-                            | ((self.block_word[2 * s].val() & 0xFF00) << 8)
-                            | ((self.block_word[2 * s].val() >> 8) & 0xFF00)
-                            | (self.block_word[2 * s].val() >> 24);
-                        self.q_lo[s].d.next = ((self.block_word[2 * s + 1].val() & 0xFF) << 24)
-                            | ((self.block_word[2 * s + 1].val() & 0xFF00) << 8)
-                            | ((self.block_word[2 * s + 1].val() >> 8) & 0xFF00)
-                            | (self.block_word[2 * s + 1].val() >> 24);
-                        self.q_len[s].d.next = self.literal_bits.val();
-                        self.q_lit[s].d.next = true;
-                    }
+            }
+            if self.raw.val() {
+                for s in 0..16 {
+                    self.q_hi[s].d.next = self.raw_word[2 * s].val();
+                    self.q_lo[s].d.next = self.raw_word[2 * s + 1].val();
+                    self.q_len[s].d.next = self.literal_bits.val();
+                    self.q_lit[s].d.next = true;
+                    self.q_class[s].d.next = bits::<3>(0);
                 }
-                1 => {
-                    self.q_hi[0].d.next = self.head_hi.val();
-                    self.q_lo[0].d.next = self.head_lo.val();
-                    self.q_len[0].d.next = self.head_len.val();
-                    self.q_lit[0].d.next = true;
-                    if self.w16.val() {
-                        for i in 0..17 {
-                            self.q_hi[i + 1].d.next = self.plane_hi[16 - i].val();
-                            self.q_lo[i + 1].d.next = self.plane_lo[16 - i].val();
-                            self.q_class[i + 1].d.next = self.plane_class[16 - i].val();
-                            self.q_run[i + 1].d.next = self.sel_run[16 - i].val();
-                            self.q_len[i + 1].d.next = self.plane_code_len[16 - i].val();
-                        }
-                    } else {
-                        for i in 0..33 {
-                            self.q_hi[i + 1].d.next = self.plane_hi[32 - i].val();
-                            self.q_lo[i + 1].d.next = self.plane_lo[32 - i].val();
-                            self.q_class[i + 1].d.next = self.plane_class[32 - i].val();
-                            self.q_run[i + 1].d.next = self.sel_run[32 - i].val();
-                            self.q_len[i + 1].d.next = self.plane_code_len[32 - i].val();
-                        }
-                    }
-                }
-                _ => {
-                    self.q_hi[0].d.next = self.head_hi.val();
-                    self.q_lo[0].d.next = self.head_lo.val();
-                    self.q_len[0].d.next = self.head_len.val();
-                    self.q_lit[0].d.next = true;
-                    if self.w16.val() {
-                        for i in 0..16 {
-                            self.q_hi[i + 1].d.next = self.plane_hi[15 - i].val();
-                            self.q_lo[i + 1].d.next = self.plane_lo[15 - i].val();
-                            self.q_class[i + 1].d.next = self.plane_class[15 - i].val();
-                            self.q_run[i + 1].d.next = self.sel_run[15 - i].val();
-                            self.q_len[i + 1].d.next = self.plane_code_len[15 - i].val();
-                        }
-                    } else {
-                        for i in 0..32 {
-                            self.q_hi[i + 1].d.next = self.plane_hi[31 - i].val();
-                            self.q_lo[i + 1].d.next = self.plane_lo[31 - i].val();
-                            self.q_class[i + 1].d.next = self.plane_class[31 - i].val();
-                            self.q_run[i + 1].d.next = self.sel_run[31 - i].val();
-                            self.q_len[i + 1].d.next = self.plane_code_len[31 - i].val();
-                        }
-                    }
+            }
+            if self.win_zvc.val() | self.raw.val() {
+                for s in 16..34 {
+                    self.q_hi[s].d.next = bits::<32>(0);
+                    self.q_lo[s].d.next = bits::<32>(0);
+                    self.q_class[s].d.next = bits::<3>(0);
+                    self.q_len[s].d.next = bits::<7>(0);
                 }
             }
         } else if self.step.val() & self.em_busy.q.val() {

@@ -19,10 +19,11 @@
 //! 1. gather: three beats in flops; the fourth (or `beat_last`) beat loads stage 1 directly.
 //! 2. stage 1 (flops inside the [`Compactor`]): symbol view, nonzero mask and count, nonzeros to
 //!    the front; the DBX deltas; all captured by stage 2.
-//! 3. stage 2 (flops inside the three [`PlaneStats`], plus `s2_*`), [`STATS_CYCLES`] + 1 cycles:
-//!    plane classes, sizes and zero runs of DBX, BX and ZBX; then the ZVC and base-code sizes,
-//!    the choice by parallel compares, and the chosen code's planes (or ZVC/raw words) loaded
-//!    into the plane queue `q_*` (36 slots: a header and up to 33 planes, top plane first).
+//! 3. stage 2 (flops inside the three [`PlaneStats`], plus `s2_*`), [`CHOICE_CYCLES`] + 1 cycles:
+//!    plane classes, partial sums and zero runs of DBX, BX and ZBX; then every code's size and
+//!    the choice by parallel compares, registered ([`SizeChoice`]); then the chosen code's planes
+//!    (or ZVC/raw words) loaded into the plane queue ([`ChoiceStage`]: 36 slots, a header and up
+//!    to 33 planes, top plane first).
 //! 4. emitter, two stages stepping together, 9 queue slots per cycle for 4 cycles:
 //!    [`PlaneCoder`] (codes and bit offsets by prefix) → [`PiecePlacer`] (funnel shift, AND-OR
 //!    placement into the payload buffer).
@@ -39,7 +40,8 @@ use super::compactor::Compactor;
 use super::hdl_util::{arr, constants, d};
 use super::piece_placer::PiecePlacer;
 use super::plane_coder::PlaneCoder;
-use super::plane_stats::{PlaneStats, STATS_CYCLES};
+use super::plane_stats::PlaneStats;
+use super::size_choice::{CHOICE_CYCLES, SizeChoice};
 use super::zero_runs::ZeroRuns;
 use rust_hdl::prelude::*;
 
@@ -49,8 +51,8 @@ pub const QUEUE_PLANES: usize = 36;
 /// Cycles the lane spends on each block (its initiation interval).
 pub const CYCLES_PER_BLOCK: u64 = 4;
 /// Cycles from the first beat of a block entering to its encoding on the output: gather 4,
-/// stage 1 1, stage 2 [`STATS_CYCLES`] + 1, coder 4, placer 1, output register 1.
-pub const LATENCY_CYCLES: u64 = 12 + STATS_CYCLES;
+/// stage 1 1, stage 2 [`CHOICE_CYCLES`] + 1, coder 4, placer 1, output register 1.
+pub const LATENCY_CYCLES: u64 = 12 + CHOICE_CYCLES;
 /// FORMAT.md §4 tag of ZVC.
 pub const TAG_ZVC: u64 = 0;
 /// FORMAT.md §4 tag of DBX.
@@ -107,6 +109,7 @@ pub struct CompressorLane {
     runs_dbx: ZeroRuns = d(),
     runs_bx: ZeroRuns = d(),
     runs_zbx: ZeroRuns = d(),
+    sizes: SizeChoice = d(),
     choice: ChoiceStage = d(),
     coder: PlaneCoder = d(),
     placer: PiecePlacer = d(),
@@ -117,10 +120,10 @@ pub struct CompressorLane {
     s1_id: DFF<Bits<8>> = d(),
     s1_last: DFF<Bit> = d(),
     s2_valid: DFF<Bit> = d(),
-    /// Cycles the block has spent in stage 2, saturating at the plane statistics' latency.
+    /// Cycles the block has spent in stage 2, saturating at the registered choice's latency.
     s2_age: DFF<Bits<2>> = d(),
-    /// [`STATS_CYCLES`] as a Verilog constant.
-    stats_cycles: Constant<Bits<2>> = Constant::new(STATS_CYCLES.into()),
+    /// [`CHOICE_CYCLES`] as a Verilog constant.
+    choice_cycles: Constant<Bits<2>> = Constant::new(CHOICE_CYCLES.into()),
     s2_mask_hi: DFF<Bits<32>> = d(),
     s2_mask_lo: DFF<Bits<32>> = d(),
     s2_nonzero: DFF<Bits<7>> = d(),
@@ -215,7 +218,7 @@ impl Logic for CompressorLane {
         self.em_step.next = !self.em_stall.val();
         self.em_finish.next = self.em_step.val() & self.em_last_group.val();
         self.em_free.next = !self.choice.busy.val() | self.em_finish.val();
-        self.s2_move.next = self.s2_valid.q.val() & (self.s2_age.q.val() == self.stats_cycles.val()) & self.em_free.val();
+        self.s2_move.next = self.s2_valid.q.val() & (self.s2_age.q.val() == self.choice_cycles.val()) & self.em_free.val();
         self.s2_free.next = !self.s2_valid.q.val() | self.s2_move.val();
         self.s1_move.next = self.s1_valid.q.val() & self.s2_free.val();
         self.s1_free.next = !self.s1_valid.q.val() | self.s1_move.val();
@@ -396,7 +399,7 @@ impl Logic for CompressorLane {
 
         // ---- stage 2 registers: mask, count, width, id (the symbols stay in the stats' input flops)
         self.s2_valid.d.next = self.s2_valid.q.val() & !self.s2_move.val();
-        if self.s2_age.q.val() != self.stats_cycles.val() {
+        if self.s2_age.q.val() != self.choice_cycles.val() {
             self.s2_age.d.next = self.s2_age.q.val() + 1;
         }
         if self.s1_move.val() {
@@ -420,14 +423,38 @@ impl Logic for CompressorLane {
         self.runs_zbx.zero.next = self.stats_zbx.zero.val();
         self.runs_zbx.zero_top.next = self.stats_zbx.zero_top.val();
 
-        // ---- stage 2's last cycle: the choice and the plane-queue load (its own module)
+        // ---- stage 2's third cycle: every code's size and the choice, registered
+        self.sizes.clock.next = self.clock.val();
+        self.sizes.nonzero.next = self.s2_nonzero.q.val();
+        self.sizes.w16.next = self.s2_w16.q.val();
+        self.sizes.first_symbol.next = self.stats_bx.x_held[0].val();
+        for k in 0..4 {
+            self.sizes.dbx_part[k].next = self.stats_dbx.part_bits[k].val();
+            self.sizes.bx_part[k].next = self.stats_bx.part_bits[k].val();
+            self.sizes.zbx_part[k].next = self.stats_zbx.part_bits[k].val();
+        }
+        self.sizes.dbx_top.next = self.stats_dbx.top_bits.val();
+        self.sizes.bx_top.next = self.stats_bx.top_bits.val();
+        self.sizes.zbx_top.next = self.stats_zbx.top_bits.val();
+
+        // ---- stage 2's last cycle: the plane-queue load of the chosen code (its own module)
         self.choice.clock.next = self.clock.val();
         self.choice.reset.next = self.reset.val();
         self.choice.load.next = self.s2_move.val();
         self.choice.step.next = self.em_step.val();
         self.choice.mask_hi.next = self.s2_mask_hi.q.val();
         self.choice.mask_lo.next = self.s2_mask_lo.q.val();
-        self.choice.nonzero.next = self.s2_nonzero.q.val();
+        self.choice.size_zvc.next = self.sizes.size_zvc.val();
+        self.choice.size_dbx.next = self.sizes.size_dbx.val();
+        self.choice.size_bx.next = self.sizes.size_bx.val();
+        self.choice.size_zbx.next = self.sizes.size_zbx.val();
+        self.choice.win_zvc.next = self.sizes.win_zvc.val();
+        self.choice.win_dbx.next = self.sizes.win_dbx.val();
+        self.choice.win_bx.next = self.sizes.win_bx.val();
+        self.choice.win_zbx.next = self.sizes.win_zbx.val();
+        self.choice.base_hi.next = self.sizes.base_hi.val();
+        self.choice.base_lo.next = self.sizes.base_lo.val();
+        self.choice.base_len.next = self.sizes.base_len.val();
         self.choice.w16.next = self.s2_w16.q.val();
         self.choice.id.next = self.s2_id.q.val();
         self.choice.last.next = self.s2_last.q.val();
@@ -455,7 +482,6 @@ impl Logic for CompressorLane {
         self.choice.dbx_verbatim_top.next = self.stats_dbx.verbatim_top.val();
         self.choice.dbx_plane_len.next = self.stats_dbx.plane_len.val();
         self.choice.dbx_pos_field_bits.next = self.stats_dbx.pos_field_bits.val();
-        self.choice.dbx_plane_bits.next = self.stats_dbx.plane_bits.val();
         for m in 0..32 {
             self.choice.bx_x_held[m].next = self.stats_bx.x_held[m].val();
             self.choice.bx_x_lo_held[m].next = self.stats_bx.x_lo_held[m].val();
@@ -480,7 +506,6 @@ impl Logic for CompressorLane {
         self.choice.bx_verbatim_top.next = self.stats_bx.verbatim_top.val();
         self.choice.bx_plane_len.next = self.stats_bx.plane_len.val();
         self.choice.bx_pos_field_bits.next = self.stats_bx.pos_field_bits.val();
-        self.choice.bx_plane_bits.next = self.stats_bx.plane_bits.val();
         for m in 0..32 {
             self.choice.zbx_x_held[m].next = self.stats_zbx.x_held[m].val();
             self.choice.zbx_x_lo_held[m].next = self.stats_zbx.x_lo_held[m].val();
@@ -505,7 +530,6 @@ impl Logic for CompressorLane {
         self.choice.zbx_verbatim_top.next = self.stats_zbx.verbatim_top.val();
         self.choice.zbx_plane_len.next = self.stats_zbx.plane_len.val();
         self.choice.zbx_pos_field_bits.next = self.stats_zbx.pos_field_bits.val();
-        self.choice.zbx_plane_bits.next = self.stats_zbx.plane_bits.val();
 
         // ---- emitter stages: coder (slots 0–8 of the queue) → placer
         self.coder.clock.next = self.clock.val();

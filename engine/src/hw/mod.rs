@@ -5,8 +5,8 @@
 //!   4 cycles (ZVC, DBX, BX, ZBX sized in parallel, smallest or raw chosen, bits emitted).
 //! * [`compactor::Compactor`] and [`plane_stats::PlaneStats`]: its compaction network and the
 //!   per-code plane classifier/size counter; [`zero_runs::ZeroRuns`] its zero-run lengths.
-//! * The lane's later stages, one module each: [`choice_stage::ChoiceStage`] (code sizes, the
-//!   choice, the plane queue), [`plane_coder::PlaneCoder`] (codes and their bit offsets by
+//! * The lane's later stages, one module each: [`size_choice::SizeChoice`] (code sizes and the
+//!   choice, registered), [`choice_stage::ChoiceStage`] (the plane-queue load), [`plane_coder::PlaneCoder`] (codes and their bit offsets by
 //!   prefix) and [`piece_placer::PiecePlacer`] (codes funnel-shifted and placed by word index).
 //! * [`lane_driver::LaneSim`]: cycle-by-cycle driver of the rust-hdl simulation (beats in,
 //!   encodings out, cycle counts, optional VCD trace).
@@ -48,6 +48,7 @@ pub mod packer;
 pub mod piece_placer;
 pub mod plane_coder;
 pub mod plane_stats;
+pub mod size_choice;
 pub mod verilog;
 pub mod zero_runs;
 

@@ -8,17 +8,18 @@
 //! DBX of 32-bit symbols has (the borrow plane), travels in separate `*_top` bits. Values 32–63
 //! exist only for 16-bit symbols, so they are 17 bits wide (`x_lo`, `y_lo`).
 //!
-//! # Pipeline (for 1.5 GHz; [`STATS_CYCLES`] registers after the input flops)
+//! # Pipeline (for 1.5 GHz; [`PART_SUM_CYCLES`] registers after the input flops)
 //! * input flops `x_q` (`load`) → **reduction tree**: the 64 values are merged pairwise in six
 //!   levels (the statistics merge associatively, as `golden::size` merges its even and odd
 //!   counts), then the plane classes → class flops (`*_r`).
 //! * class flops → one-hot per-plane code length (classes are exclusive) → adder tree levels 1–3
 //!   (32 planes → 4 sums of 8) → partial-sum flops.
-//! * partial-sum flops → levels 4–5 and the top plane → `plane_bits` flop.
 //!
-//! Every flop after the input flops loads every cycle (no enable): while the input flops hold a
-//! block, the classes and the position-field width are valid one cycle after the load edge and
-//! `plane_bits` three cycles after. Every output is a flop output (the held values are the input
+//! The partial sums and the top plane's length are the outputs: the lane's
+//! [`super::size_choice::SizeChoice`] adds them with the code's header and compares the codes in
+//! the next cycle. Every flop after the input flops loads every cycle (no enable): while the
+//! input flops hold a block, the classes and the position-field width are valid one cycle after
+//! the load edge and the partial sums [`PART_SUM_CYCLES`] after. Every output is a flop output (the held values are the input
 //! flops), so no combinational path leaves the block: a per-module timing check covers it whole.
 
 use super::hdl_util::{arr, d};
@@ -28,8 +29,10 @@ use rust_hdl::prelude::*;
 pub const MAX_VALUES: usize = 64;
 /// Values that can be 32 (or 33) bits wide: N = 32 for 32-bit symbols.
 pub const WIDE_VALUES: usize = 32;
-/// Cycles from the edge that loads the input flops to valid `plane_bits` (classes: 1 cycle).
-pub const STATS_CYCLES: u64 = 3;
+/// Cycles from the edge that loads the input flops to valid `part_bits` (classes: 1 cycle).
+pub const PART_SUM_CYCLES: u64 = 2;
+/// Partial sums of the plane-code lengths: 8 planes each.
+pub const PART_SUMS: usize = 4;
 
 /// Prefix-code lengths of FORMAT.md §5.3 that do not depend on the geometry.
 /// Single zero plane `001`.
@@ -109,8 +112,11 @@ pub struct PlaneStats {
     pub verbatim_top: Signal<Out, Bit> = d(),
     /// Width of the position field, ⌈log2 L⌉ bits.
     pub pos_field_bits: Signal<Out, Bits<3>> = d(),
-    /// Bits of all prefix-coded planes (the code's size without its header), registered.
-    pub plane_bits: Signal<Out, Bits<11>> = d(),
+    /// Code lengths of planes `8k … 8k+7` summed (k < [`PART_SUMS`]), registered: with
+    /// [`Self::top_bits`], the code's size without its header.
+    pub part_bits: [Signal<Out, Bits<11>>; PART_SUMS] = arr(),
+    /// Code length of plane 32, registered with the partial sums.
+    pub top_bits: Signal<Out, Bits<11>> = d(),
     x_q: [DFF<Bits<32>>; WIDE_VALUES] = arr(),
     x_lo_q: [DFF<Bits<17>>; WIDE_VALUES] = arr(),
     x_top_q: [DFF<Bit>; WIDE_VALUES] = arr(),
@@ -135,10 +141,9 @@ pub struct PlaneStats {
     one_top_r: DFF<Bit> = d(),
     verb_r: DFF<Bits<32>> = d(),
     verb_top_r: DFF<Bit> = d(),
-    // Partial sums (pipeline register 2) and the total (register 3).
-    part_r: [DFF<Bits<11>>; 4] = arr(),
+    // Partial sums (pipeline register 2).
+    part_r: [DFF<Bits<11>>; PART_SUMS] = arr(),
     top_cost_r: DFF<Bits<11>> = d(),
-    total_r: DFF<Bits<11>> = d(),
     /// Position-field width, registered from the held count (valid with the classes).
     pos_field_r: DFF<Bits<3>> = d(),
     // Code lengths of FORMAT.md §5.3 (named constants become Verilog localparams).
@@ -241,7 +246,6 @@ pub struct PlaneStats {
     top_cost: Signal<Local, Bits<11>> = d(),
     sum1: [Signal<Local, Bits<11>>; 16] = arr(),
     sum2: [Signal<Local, Bits<11>>; 8] = arr(),
-    sum4: [Signal<Local, Bits<11>>; 2] = arr(),
 }
 }
 
@@ -252,7 +256,7 @@ impl Logic for PlaneStats {
         dff_setup!(
             self, clock, count_q, wide_q, extra_q, zero_r, zero_top_r, single_r, single_top_r, run_r, run_top_r,
             ones_r, ones_top_r, dbpz_r, dbpz_top_r, two_r, two_top_r, one_r, one_top_r, verb_r, verb_top_r,
-            top_cost_r, total_r, pos_field_r
+            top_cost_r, pos_field_r
         );
         for m in 0..32 {
             self.x_q[m].clock.next = self.clock.val();
@@ -568,12 +572,10 @@ impl Logic for PlaneStats {
             self.part_r[i].d.next = self.sum2[2 * i].val() + self.sum2[2 * i + 1].val();
         }
         self.top_cost_r.d.next = self.top_cost.val();
-        // Levels 4–5 and plane 32 → total flop.
-        for i in 0..2 {
-            self.sum4[i].next = self.part_r[2 * i].q.val() + self.part_r[2 * i + 1].q.val();
+        for k in 0..4 {
+            self.part_bits[k].next = self.part_r[k].q.val();
         }
-        self.total_r.d.next = (self.sum4[0].val() + self.sum4[1].val()) + self.top_cost_r.q.val();
-        self.plane_bits.next = self.total_r.q.val();
+        self.top_bits.next = self.top_cost_r.q.val();
     }
 }
 
@@ -585,7 +587,8 @@ mod tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
-    /// Loads the value sequence `x` (values of up to 33 bits) and returns the plane-code bits.
+    /// Loads the value sequence `x` (values of up to 33 bits) and returns the plane-code bits
+    /// (the registered partial sums and top-plane length added).
     fn plane_bits(s: &mut PlaneStats, x: &[u64], wide: bool, extra: bool) -> u32 {
         for m in 0..64 {
             let v = x.get(m).copied().unwrap_or(0);
@@ -602,14 +605,14 @@ mod tests {
         s.wide.next = wide;
         s.extra.next = extra;
         s.load.next = true;
-        for _ in 0..=STATS_CYCLES {
+        for _ in 0..=PART_SUM_CYCLES {
             for level in [true, false] {
                 s.clock.next = Clock { clk: level };
                 assert!(simulate(s, 100));
             }
             s.load.next = false;
         }
-        s.plane_bits.val().to_u32()
+        s.part_bits.iter().map(|p| p.val().to_u32()).sum::<u32>() + s.top_bits.val().to_u32()
     }
 
     #[test]
