@@ -86,6 +86,8 @@ pub struct EngineSim {
     pub d2h_dones: Vec<Done>,
     /// Device-to-host beat cycles per queued transfer.
     pub d2h_cycles: Vec<TransferCycles>,
+    /// Every device-to-host beat taken: (cycle, index of its transfer in queue order).
+    pub d2h_beat_log: Vec<(u64, usize)>,
     /// Writes taken from each host-to-device (device-memory) write port, in order.
     pub h2d_writes: [Vec<H2dWrite>; 2],
     /// Host-to-device `done` pulses: (cycle, id).
@@ -141,6 +143,7 @@ impl EngineSim {
             d2h_writes: [Vec::new(), Vec::new()],
             d2h_dones: Vec::new(),
             d2h_cycles: Vec::new(),
+            d2h_beat_log: Vec::new(),
             h2d_writes: [Vec::new(), Vec::new()],
             h2d_dones: Vec::new(),
             h2d_errors: Vec::new(),
@@ -247,6 +250,7 @@ impl EngineSim {
         for (port, beat, ready) in [(0, b0, top.d2h_beat0_ready.val()), (1, b1, top.d2h_beat1_ready.val())] {
             if let (Some((_, t)), true) = (beat, ready) {
                 self.d2h_beats[port].pop_front();
+                self.d2h_beat_log.push((c, t));
                 let tc = &mut self.d2h_cycles[t];
                 tc.first_beat = Some(tc.first_beat.map_or(c, |f| f.min(c)));
                 tc.last_beat = Some(c);
@@ -313,6 +317,27 @@ impl EngineSim {
             self.step(p);
         }
     }
+}
+
+/// Bytes per cycle over the middle half of a stream of `(cycle, bytes)` events (sorted by
+/// cycle): from the cycle in which a quarter of the bytes had moved to the one in which three
+/// quarters had, so that a transfer's start-up and tail are left out. `None` for fewer than two
+/// distinct cycles in that span.
+pub fn sustained_bytes_per_cycle(events: &[(u64, usize)]) -> Option<f64> {
+    let total: usize = events.iter().map(|e| e.1).sum();
+    let (mut acc, mut start, mut end) = (0usize, None, None);
+    for &(cycle, bytes) in events {
+        let before = acc;
+        acc += bytes;
+        if start.is_none() && 4 * acc >= total {
+            start = Some((cycle, before));
+        }
+        if end.is_none() && 4 * acc >= 3 * total {
+            end = Some((cycle, acc));
+        }
+    }
+    let ((c0, b0), (c1, b1)) = (start?, end?);
+    (c1 > c0).then(|| (b1 - b0) as f64 / (c1 - c0 + 1) as f64)
 }
 
 /// What the device-to-host writes of a run built.
