@@ -40,8 +40,8 @@ pub const D2H_LANES: usize = 2;
 pub const OPEN_CHUNKS: u64 = 4;
 /// Transfers the engine's descriptor queue holds.
 pub const ENGINE_DESC_QUEUE: u64 = 4;
-/// Entries of a lane's `done` queue: the open chunks and one chunk drained before its `done`
-/// is accounted.
+/// Entries of a lane's `done` queue (wire bytes and id of a chunk): the open chunks and one
+/// chunk drained before its `done` is accounted.
 const DONE_QUEUE: usize = 8;
 /// Raw bytes of a full chunk (FORMAT.md §7).
 const CHUNK_RAW_BYTES: u64 = 4096;
@@ -137,8 +137,8 @@ pub struct EngineD2h {
     i_id: DFF<Bits<8>>,
     i_w16: DFF<Bit>,
     open: [DFF<Bits<3>>; 2] = arr(),
-    dq0: [DFF<Bits<13>>; DONE_QUEUE] = arr(),
-    dq1: [DFF<Bits<13>>; DONE_QUEUE] = arr(),
+    dq0: [DFF<Bits<21>>; DONE_QUEUE] = arr(),
+    dq1: [DFF<Bits<21>>; DONE_QUEUE] = arr(),
     dq_wp: [DFF<Bits<4>>; 2] = arr(),
     dq_rp: [DFF<Bits<4>>; 2] = arr(),
     bq0: [DFF<Bits<32>>; 4] = arr(),
@@ -152,7 +152,6 @@ pub struct EngineD2h {
     a_base: DFF<Bits<32>>,
     a_lane: DFF<Bit>,
     a_pushed: DFF<Bit>,
-    a_id: DFF<Bits<8>>,
     a_tot: DFF<Bits<32>>,
     e_pend: DFF<Bit>,
     e_wire: DFF<Bits<32>>,
@@ -193,11 +192,12 @@ pub struct EngineD2h {
     sel_bq_room: Signal<Local, Bit>,
     sel_dq_has: Signal<Local, Bit>,
     sel_dq_wire: Signal<Local, Bits<32>>,
+    sel_dq_id: Signal<Local, Bits<8>>,
     push_base: Signal<Local, Bit>,
     pop_done: Signal<Local, Bit>,
     e_done: Signal<Local, Bit>,
     dq_has: [Signal<Local, Bit>; 2] = arr(),
-    dq_head: [Signal<Local, Bits<13>>; 2] = arr(),
+    dq_head: [Signal<Local, Bits<21>>; 2] = arr(),
     bq_room: [Signal<Local, Bit>; 2] = arr(),
     bq_has: [Signal<Local, Bit>; 2] = arr(),
     bq_head: [Signal<Local, Bits<32>>; 2] = arr(),
@@ -220,7 +220,7 @@ impl Logic for EngineD2h {
     fn update(&mut self) {
         dff_setup!(
             self, clock, q_wr, q_iss, q_acc, desc_ready_q, i_have, i_left, i_lane, i_id, i_w16, a_have, a_left, a_base, a_lane,
-            a_pushed, a_id, a_tot, e_pend, e_wire, e_id, e_target, d_tot, done_q, done_id_q, done_wire_q
+            a_pushed, a_tot, e_pend, e_wire, e_id, e_target, d_tot, done_q, done_id_q, done_wire_q
         );
         for i in 0..4 {
             self.q_bytes[i].clock.next = self.clock.val();
@@ -313,9 +313,10 @@ impl Logic for EngineD2h {
         self.sel_bq_room.next = false;
         self.sel_dq_has.next = false;
         self.sel_dq_wire.next = bits::<32>(0);
+        self.sel_dq_id.next = bits::<8>(0);
         $(
             self.dq_has[$i].next = self.dq_wp[$i].q.val() != self.dq_rp[$i].q.val();
-            self.dq_head[$i].next = bits::<13>(0);
+            self.dq_head[$i].next = bits::<21>(0);
             for k in 0..8 {
                 if bit_cast::<3, 4>(self.dq_rp[$i].q.val()) == self.ix8[k].val() {
                     self.dq_head[$i].next = self.$dq[k].q.val();
@@ -338,7 +339,8 @@ impl Logic for EngineD2h {
             if self.a_lane.q.val() == self.lane_ix[$i].val() {
                 self.sel_bq_room.next = self.bq_room[$i].val();
                 self.sel_dq_has.next = self.dq_has[$i].val();
-                self.sel_dq_wire.next = bit_cast::<32, 13>(self.dq_head[$i].val());
+                self.sel_dq_wire.next = bit_cast::<32, 13>(bit_cast::<13, 21>(self.dq_head[$i].val()));
+                self.sel_dq_id.next = bit_cast::<8, 21>(self.dq_head[$i].val() >> 13);
             }
         )*
 
@@ -377,7 +379,6 @@ impl Logic for EngineD2h {
         self.pop_done.next = self.a_have.q.val() & self.a_pushed.q.val() & self.sel_dq_has.val();
         if self.a_load.val() {
             self.q_acc_next.next = self.q_acc.q.val() + 1;
-            self.a_id.d.next = self.ac_id.val();
             self.a_base.d.next = bits::<32>(0);
             self.a_lane.d.next = false;
             self.a_pushed.d.next = false;
@@ -404,7 +405,7 @@ impl Logic for EngineD2h {
                 self.a_have.d.next = false;
                 self.e_pend.d.next = true;
                 self.e_wire.d.next = self.a_base.q.val() + self.sel_dq_wire.val();
-                self.e_id.d.next = self.a_id.q.val();
+                self.e_id.d.next = self.sel_dq_id.val();
                 self.e_target.d.next = self.a_tot.q.val() + 1;
             }
         }
@@ -422,7 +423,9 @@ impl Logic for EngineD2h {
             if self.$lane.done_valid.val() {
                 for k in 0..8 {
                     if bit_cast::<3, 4>(self.dq_wp[$i].q.val()) == self.ix8[k].val() {
-                        self.$dq[k].d.next = bit_cast::<13, 32>(self.$lane.done_wire_bytes.val());
+                        // Entry: the chunk's wire bytes (bits 0–12) and the id the lane echoed (13–20).
+                        self.$dq[k].d.next = bit_cast::<21, 13>(bit_cast::<13, 32>(self.$lane.done_wire_bytes.val()))
+                            | (bit_cast::<21, 8>(self.$lane.done_id.val()) << 13);
                     }
                 }
                 self.dq_wp[$i].d.next = self.dq_wp[$i].q.val() + 1;

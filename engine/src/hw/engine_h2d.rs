@@ -159,6 +159,8 @@ pub struct EngineH2d {
     e_cls: DFF<Bits<4>>,
     e_chunk: DFF<Bits<20>>,
     e_rep: DFF<Bit>,
+    e_id: DFF<Bits<8>>,
+    ld_id: DFF<Bits<8>>,
     done_q: DFF<Bit>,
     done_id_q: DFF<Bits<8>>,
     err_q: DFF<Bit>,
@@ -173,7 +175,7 @@ pub struct EngineH2d {
     t_active_n: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     avail: Signal<Local, Bits<7>>,
-    view: [Signal<Local, Bits<32>>; 33] = arr(),
+    view: [Signal<Local, Bits<32>>; 32] = arr(),
     pw: [Signal<Local, Bits<32>>; 17] = arr(),
     seg: [Signal<Local, Bits<32>>; 16] = arr(),
     pq: Signal<Local, Bits<4>>,
@@ -202,7 +204,7 @@ pub struct EngineH2d {
     got_last_n: Signal<Local, Bit>,
     pmask: Signal<Local, Bits<32>>,
     segm: [Signal<Local, Bits<32>>; 16] = arr(),
-    segz: [Signal<Local, Bits<32>>; 32] = arr(),
+    segz: [Signal<Local, Bits<32>>; 31] = arr(),
     accs: [Signal<Local, Bits<32>>; 8] = arr(),
     rs: Signal<Local, Bits<5>>,
     rq: Signal<Local, Bits<3>>,
@@ -221,7 +223,21 @@ pub struct EngineH2d {
     eh: Signal<Local, Bit>,
     ec: Signal<Local, Bits<20>>,
     ecls: Signal<Local, Bits<4>>,
+    eid: Signal<Local, Bits<8>>,
     gchunk: [Signal<Local, Bits<20>>; 2] = arr(),
+    da0: [Signal<Local, Bits<32>>; 8] = arr(),
+    db0: [Signal<Local, Bits<32>>; 8] = arr(),
+    da1: [Signal<Local, Bits<32>>; 8] = arr(),
+    db1: [Signal<Local, Bits<32>>; 8] = arr(),
+    pa_bytes: [Signal<Local, Bits<6>>; 2] = arr(),
+    pb_bytes: [Signal<Local, Bits<6>>; 2] = arr(),
+    pa_last: [Signal<Local, Bit>; 2] = arr(),
+    pb_last: [Signal<Local, Bit>; 2] = arr(),
+    ld0: [Signal<Local, Bits<32>>; 8] = arr(),
+    ld1: [Signal<Local, Bits<32>>; 8] = arr(),
+    lin_valid: [Signal<Local, Bit>; 2] = arr(),
+    lin_bytes: [Signal<Local, Bits<6>>; 2] = arr(),
+    lin_last: [Signal<Local, Bit>; 2] = arr(),
 }
 }
 
@@ -229,14 +245,15 @@ pub struct EngineH2d {
 /// buffers are named fields: rust-hdl exports a path with two array indexes wrongly).
 macro_rules! engine_h2d_update {
     ($(($lane:ident, $fa:ident, $fb:ident, $acc:ident, $i:tt, $hi:tt,
-        $ov:ident, $ordy:ident, $oa:ident, $od:ident, $os:ident, $oid:ident, $ol:ident)),*) => {
+        $ov:ident, $ordy:ident, $oa:ident, $od:ident, $os:ident, $oid:ident, $ol:ident,
+        $da:ident, $db:ident, $ld:ident, $raw:ident)),*) => {
 impl Logic for EngineH2d {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self, clock, t_active, t_id, raw_left, c_lane, s_lane, s_final, s_craw, cl, hdr_lo, s_lo, nchunks, trail, got_last,
             in_end, ib0_bytes, ib1_bytes, ib0_last, ib1_last, ib_cnt, off, in_ready_q, desc_ready_q, e_have, e_cls, e_chunk,
-            e_rep, done_q, done_id_q, err_q, err_class_q, err_id_q, err_chunk_q
+            e_rep, e_id, ld_id, done_q, done_id_q, err_q, err_class_q, err_id_q, err_chunk_q
         );
         for k in 0..16 {
             self.ib0[k].clock.next = self.clock.val();
@@ -305,7 +322,7 @@ impl Logic for EngineH2d {
         for k in 0..16 {
             self.view[k].next = self.ib0[k].q.val();
         }
-        for k in 16..33 {
+        for k in 16..32 {
             self.view[k].next = bits::<32>(0);
         }
         self.pq.next = bit_cast::<4, 6>(self.off.q.val() >> 2);
@@ -421,12 +438,15 @@ impl Logic for EngineH2d {
                 self.segm[k].next = self.seg[k].val() & self.pmask.val();
             }
         }
-        for k in 0..8 {
+        // segz = 7 zero words, the 16 segment words, 8 zero words: u[w] = segm[w − rq].
+        for k in 0..7 {
             self.segz[k].next = bits::<32>(0);
-            self.segz[k + 24].next = bits::<32>(0);
+        }
+        for k in 0..8 {
+            self.segz[k + 23].next = bits::<32>(0);
         }
         for k in 0..16 {
-            self.segz[k + 8].next = self.segm[k].val();
+            self.segz[k + 7].next = self.segm[k].val();
         }
         for k in 0..8 {
             self.accs[k].next = self.acc0[k].q.val();
@@ -446,7 +466,7 @@ impl Logic for EngineH2d {
         for q in 0..8 {
             if self.rq.val() == self.ix8[q].val() {
                 for w in 0..24 {
-                    self.u[w].next = self.segz[w + 8 - q].val();
+                    self.u[w].next = self.segz[w + 7 - q].val();
                 }
             }
         }
@@ -524,6 +544,7 @@ impl Logic for EngineH2d {
         self.eh.next = self.e_have.q.val();
         self.ec.next = self.e_chunk.q.val();
         self.ecls.next = self.e_cls.q.val();
+        self.eid.next = self.e_id.q.val();
         $(
             self.p0v[$i].next = self.route.val() & (self.tl.val() == self.lane_ix[$i].val()) & self.np.val().any();
             self.p1v[$i].next = self.route.val() & (self.tl.val() == self.lane_ix[$i].val()) & (self.np.val() == 2);
@@ -559,33 +580,42 @@ impl Logic for EngineH2d {
             self.$fa.push.next = ((self.p0v[$i].val() | self.flv[$i].val()) & !self.wpar[$i].q.val()) | (self.p1v[$i].val() & self.wpar[$i].q.val());
             self.$fb.push.next = ((self.p0v[$i].val() | self.flv[$i].val()) & self.wpar[$i].q.val()) | (self.p1v[$i].val() & !self.wpar[$i].q.val());
             for w in 0..8 {
-                self.$fa.push_data[w].next = self.cat[w].val();
-                self.$fb.push_data[w].next = self.cat[w].val();
+                self.$da[w].next = self.cat[w].val();
+                self.$db[w].next = self.cat[w].val();
                 if self.flv[$i].val() {
-                    self.$fa.push_data[w].next = self.$acc[w].q.val();
-                    self.$fb.push_data[w].next = self.$acc[w].q.val();
+                    self.$da[w].next = self.$acc[w].q.val();
+                    self.$db[w].next = self.$acc[w].q.val();
                 }
                 if self.wpar[$i].q.val() {
-                    self.$fa.push_data[w].next = self.cat[w + 8].val();
+                    self.$da[w].next = self.cat[w + 8].val();
                 } else {
-                    self.$fb.push_data[w].next = self.cat[w + 8].val();
+                    self.$db[w].next = self.cat[w + 8].val();
                 }
             }
-            self.$fa.push_bytes.next = bits::<6>(32);
-            self.$fb.push_bytes.next = bits::<6>(32);
-            self.$fa.push_last.next = self.last1.val();
-            self.$fb.push_last.next = self.last1.val();
+            self.pa_bytes[$i].next = bits::<6>(32);
+            self.pb_bytes[$i].next = bits::<6>(32);
+            self.pa_last[$i].next = self.last1.val();
+            self.pb_last[$i].next = self.last1.val();
             if !self.wpar[$i].q.val() {
-                self.$fa.push_last.next = self.last0.val() | self.flv[$i].val();
+                self.pa_last[$i].next = self.last0.val() | self.flv[$i].val();
                 if self.flv[$i].val() {
-                    self.$fa.push_bytes.next = bit_cast::<6, 5>(self.fill[$i].q.val());
+                    self.pa_bytes[$i].next = bit_cast::<6, 5>(self.fill[$i].q.val());
                 }
             } else {
-                self.$fb.push_last.next = self.last0.val() | self.flv[$i].val();
+                self.pb_last[$i].next = self.last0.val() | self.flv[$i].val();
                 if self.flv[$i].val() {
-                    self.$fb.push_bytes.next = bit_cast::<6, 5>(self.fill[$i].q.val());
+                    self.pb_bytes[$i].next = bit_cast::<6, 5>(self.fill[$i].q.val());
                 }
             }
+            // Every child input written once, from the locals (Icarus-safe).
+            for w in 0..8 {
+                self.$fa.push_data[w].next = self.$da[w].val();
+                self.$fb.push_data[w].next = self.$db[w].val();
+            }
+            self.$fa.push_bytes.next = self.pa_bytes[$i].val();
+            self.$fb.push_bytes.next = self.pb_bytes[$i].val();
+            self.$fa.push_last.next = self.pa_last[$i].val();
+            self.$fb.push_last.next = self.pb_last[$i].val();
             if (self.p0v[$i].val() | self.flv[$i].val()) != self.p1v[$i].val() {
                 self.wpar[$i].d.next = !self.wpar[$i].q.val();
             }
@@ -597,20 +627,26 @@ impl Logic for EngineH2d {
             self.$fb.reset.next = self.reset.val();
             self.$lane.clock.next = self.clock.val();
             self.$lane.reset.next = self.reset.val();
-            self.$lane.in_valid.next = self.$fa.head_valid.val();
+            self.lin_valid[$i].next = self.$fa.head_valid.val();
             for w in 0..8 {
-                self.$lane.in_data[w].next = self.$fa.head_data[w].val();
+                self.$ld[w].next = self.$fa.head_data[w].val();
             }
-            self.$lane.in_bytes.next = self.$fa.head_bytes.val();
-            self.$lane.in_last.next = self.$fa.head_last.val();
+            self.lin_bytes[$i].next = self.$fa.head_bytes.val();
+            self.lin_last[$i].next = self.$fa.head_last.val();
             if self.rpar[$i].q.val() {
-                self.$lane.in_valid.next = self.$fb.head_valid.val();
+                self.lin_valid[$i].next = self.$fb.head_valid.val();
                 for w in 0..8 {
-                    self.$lane.in_data[w].next = self.$fb.head_data[w].val();
+                    self.$ld[w].next = self.$fb.head_data[w].val();
                 }
-                self.$lane.in_bytes.next = self.$fb.head_bytes.val();
-                self.$lane.in_last.next = self.$fb.head_last.val();
+                self.lin_bytes[$i].next = self.$fb.head_bytes.val();
+                self.lin_last[$i].next = self.$fb.head_last.val();
             }
+            self.$lane.in_valid.next = self.lin_valid[$i].val();
+            for w in 0..8 {
+                self.$lane.in_data[w].next = self.$ld[w].val();
+            }
+            self.$lane.in_bytes.next = self.lin_bytes[$i].val();
+            self.$lane.in_last.next = self.lin_last[$i].val();
             self.$fa.pop.next = !self.rpar[$i].q.val() & self.$fa.head_valid.val() & self.$lane.in_ready.val();
             self.$fb.pop.next = self.rpar[$i].q.val() & self.$fb.head_valid.val() & self.$lane.in_ready.val();
             if self.$fa.pop.val() | self.$fb.pop.val() {
@@ -619,12 +655,10 @@ impl Logic for EngineH2d {
             self.$lane.desc_valid.next = self.desc_fire.val();
             self.$lane.desc_id.next = self.desc_id.val();
             self.$lane.desc_w16.next = self.desc_w16.val();
-            self.$lane.desc_raw_bytes.next = self.raw0.val();
-            if self.lane_ix[$i].val() {
-                self.$lane.desc_raw_bytes.next = self.raw1.val();
-            }
+            self.$lane.desc_raw_bytes.next = self.$raw.val();
             if self.$lane.done.val() {
                 self.l_done[$i].d.next = true;
+                self.ld_id.d.next = self.$lane.done_id.val();
             }
             // Lane chunk k is the tensor's chunk 2k + lane.
             self.gchunk[$i].next = (self.$lane.err_chunk.val() << 1) + $i;
@@ -632,6 +666,7 @@ impl Logic for EngineH2d {
                 self.eh.next = true;
                 self.ec.next = self.gchunk[$i].val();
                 self.ecls.next = self.$lane.err_class.val();
+                self.eid.next = self.$lane.err_id.val();
             }
             self.$lane.out_ready.next = self.$ordy.val();
             self.$ov.next = self.$lane.out_valid.val();
@@ -646,6 +681,7 @@ impl Logic for EngineH2d {
         self.e_have.d.next = self.eh.val();
         self.e_chunk.d.next = self.ec.val();
         self.e_cls.d.next = self.ecls.val();
+        self.e_id.d.next = self.eid.val();
 
         // ---- end of the transfer: the error (the lanes' lowest bad chunk, else trailing bytes), then done
         self.err_q.d.next = false;
@@ -654,7 +690,7 @@ impl Logic for EngineH2d {
             if self.e_have.q.val() & !self.e_rep.q.val() {
                 self.err_q.d.next = true;
                 self.err_class_q.d.next = self.e_cls.q.val();
-                self.err_id_q.d.next = self.t_id.q.val();
+                self.err_id_q.d.next = self.e_id.q.val();
                 self.err_chunk_q.d.next = self.e_chunk.q.val();
                 self.e_rep.d.next = true;
             } else if self.trail.q.val() & !self.e_have.q.val() & !self.e_rep.q.val() {
@@ -665,7 +701,8 @@ impl Logic for EngineH2d {
                 self.e_rep.d.next = true;
             } else {
                 self.done_q.d.next = true;
-                self.done_id_q.d.next = self.t_id.q.val();
+                // The id the lanes echoed (both carry the transfer's).
+                self.done_id_q.d.next = self.ld_id.q.val();
                 self.t_active_n.next = false;
             }
         }
@@ -712,6 +749,6 @@ impl Logic for EngineH2d {
 }
 
 engine_h2d_update!(
-    (lane0, fa0, fb0, acc0, 0, 0, out0_valid, out0_ready, out0_addr, out0_data, out0_strb, out0_id, out0_last),
-    (lane1, fa1, fb1, acc1, 1, 0x1000, out1_valid, out1_ready, out1_addr, out1_data, out1_strb, out1_id, out1_last)
+    (lane0, fa0, fb0, acc0, 0, 0, out0_valid, out0_ready, out0_addr, out0_data, out0_strb, out0_id, out0_last, da0, db0, ld0, raw0),
+    (lane1, fa1, fb1, acc1, 1, 0x1000, out1_valid, out1_ready, out1_addr, out1_data, out1_strb, out1_id, out1_last, da1, db1, ld1, raw1)
 );

@@ -29,7 +29,8 @@
 //!   device-to-host lanes, chunks by parity, each lane's writes held in a
 //!   [`write_fifo::WriteFifo`] until the chunk's place in host memory is known) beside
 //!   [`engine_h2d::EngineH2d`] (a 64-byte chunk splitter and two host-to-device lanes);
-//!   [`engine_driver::EngineSim`] drives its simulation, with the latency models.
+//!   [`engine_driver::EngineSim`] drives its simulation; [`engine_latency`] holds the latency
+//!   models per direction.
 //!
 //! * [`beats`]: the one beat packer and `$readmemh` beat layout; [`verilog`]: the one reader of
 //!   exported Verilog (module headers and bodies) and driver of Verilator and Icarus.
@@ -51,6 +52,7 @@ pub mod decompressor_lane;
 pub mod engine_d2h;
 pub mod engine_driver;
 pub mod engine_h2d;
+pub mod engine_latency;
 pub mod engine_top;
 pub mod h2d_driver;
 pub mod lane_driver;
