@@ -194,3 +194,52 @@ fn latency_models_match_the_simulation() {
     }
     assert!(bad.is_empty(), "latency model off by more than ±2 cycles and 1 %:\n{}", bad.join("\n"));
 }
+
+/// Host-to-device errors at the engine level: golden's first error of each malformed stream
+/// (its class and chunk index, as `golden::decode_stream` reports them) comes out as one error
+/// pulse before `done` — a header above the raw size in chunk 1 (the odd lane), a chunk 2 cut
+/// short (the stream ends inside it), trailing bytes after the last chunk — and a good transfer
+/// after them decodes bit-exactly.
+#[test]
+fn malformed_streams_report_golden_error_and_the_engine_recovers() {
+    use engine::hw::h2d_driver::H2dErrorClass;
+    let real = real_tensors(SymbolWidth::W32, 3 * CHUNK_BYTES, 1).remove(0);
+    let good = encode_stream(&real, SymbolWidth::W32);
+    let l0 = 2 + u16::from_le_bytes([good[0], good[1]]) as usize;
+    let mut big_header = good.clone();
+    big_header[l0..l0 + 2].copy_from_slice(&5000u16.to_le_bytes());
+    let cut = good[..good.len() - 100].to_vec();
+    let mut trailing = good.clone();
+    trailing.extend([1, 2, 3, 4, 5]);
+    let streams = [big_header, cut, trailing];
+    let mut sim = EngineSim::new();
+    for (i, s) in streams.iter().enumerate() {
+        sim.queue_h2d(s, real.len() as u32, SymbolWidth::W32, 60 + i as u8);
+    }
+    sim.queue_h2d(&good, real.len() as u32, SymbolWidth::W32, 70);
+    sim.run(50_000, || EnginePorts::FREE);
+    assert!(sim.idle(), "the engine stalled on malformed streams");
+    assert_eq!(sim.h2d_errors.len(), streams.len(), "one error pulse per malformed stream: {:?}", sim.h2d_errors);
+    for (i, s) in streams.iter().enumerate() {
+        let e = engine::golden::decode_stream(s, real.len(), SymbolWidth::W32).expect_err("the stream is malformed");
+        let (class, chunk) = H2dErrorClass::of_decode_error(&e, real.len().div_ceil(CHUNK_BYTES));
+        let (cycle, id, got_class, got_chunk) = sim.h2d_errors[i];
+        eprintln!("malformed stream {i}: golden {e:?}; engine class {got_class:?}, chunk {got_chunk}");
+        assert_eq!((id, got_class, got_chunk), (60 + i as u8, Some(class), chunk), "stream {i}: golden {e:?}");
+        assert!(cycle < sim.h2d_dones[i].0, "stream {i}: the error pulse comes before done");
+    }
+    let last: Vec<_> = sim.h2d_writes.iter().flatten().filter(|w| w.id == 70).collect();
+    let mut mem = vec![0u8; real.len()];
+    let mut seen = vec![false; real.len()];
+    for w in last {
+        for i in 0..BEAT_BYTES {
+            if w.strb >> i & 1 == 1 {
+                let a = w.addr as usize + i;
+                assert!(!seen[a], "byte {a} written twice");
+                mem[a] = w.data[i];
+                seen[a] = true;
+            }
+        }
+    }
+    assert!(seen.iter().all(|s| *s) && mem == real, "the good transfer after the malformed ones decodes bit-exactly");
+}

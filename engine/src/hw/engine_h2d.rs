@@ -302,7 +302,6 @@ impl Logic for EngineH2d {
             self.hdr_lo.d.next = false;
             self.nchunks.d.next = bits::<20>(0);
             self.trail.d.next = false;
-            self.e_have.d.next = false;
             self.e_rep.d.next = false;
             self.off.d.next = bits::<6>(0);
             for l in 0..2 {
@@ -541,7 +540,8 @@ impl Logic for EngineH2d {
         self.got_last.d.next = self.got_last_n.val();
 
         // ---- per lane: pieces into its buffers, flushes, the lane, errors, ports
-        self.eh.next = self.e_have.q.val();
+        // A new transfer starts without an error (the descriptor clears the held one).
+        self.eh.next = self.e_have.q.val() & !self.desc_fire.val();
         self.ec.next = self.e_chunk.q.val();
         self.ecls.next = self.e_cls.q.val();
         self.eid.next = self.e_id.q.val();
