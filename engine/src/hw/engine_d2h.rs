@@ -34,8 +34,6 @@ use super::write_fifo::WriteFifo;
 use super::{arr, constants};
 use rust_hdl::prelude::*;
 
-/// Device-to-host lanes of the engine.
-pub const D2H_LANES: usize = 2;
 /// Chunks a lane may hold issued and not yet drained (bounds the base and `done` queues).
 pub const OPEN_CHUNKS: u64 = 4;
 /// Transfers the engine's descriptor queue holds.

@@ -33,8 +33,6 @@ use super::decompressor_lane::DecompressorLane;
 use super::{arr, constants};
 use rust_hdl::prelude::*;
 
-/// Host-to-device lanes of the engine.
-pub const H2D_LANES: usize = 2;
 /// Bytes of the engine's stream input per cycle (two 32-byte beats).
 pub const STREAM_BEAT_BYTES: usize = 64;
 /// Raw bytes of a full chunk (FORMAT.md §7).
