@@ -38,6 +38,11 @@ pub const TOPS: &[TopSpec] = &[
         description: "host-to-device lane: FORMAT.md chunk stream in as 32-byte beats, the original bytes out as addressed 32-byte writes; every FORMAT.md §9 condition on the error output",
         verilog: engine::hw::h2d_lane_verilog,
     },
+    TopSpec {
+        name: engine::hw::ENGINE_MODULE,
+        description: "engine top: two device-to-host lanes (descriptor, two 32-byte beat ports, the FORMAT.md stream written to host memory by two addressed write ports, done with the wire bytes) beside two host-to-device lanes (the stream in as 64-byte beats, the original bytes out by two write ports, FORMAT.md §9 errors)",
+        verilog: engine::hw::engine_verilog,
+    },
 ];
 
 /// Direction of a port.

@@ -25,6 +25,13 @@
 //!   [`h2d_driver::h2d_lane_latency_cycles`] (the lane) and [`h2d_driver::h2d_latency_cycles`]
 //!   (one context).
 //!
+//! * [`engine_top::Engine`] (`pz_engine`): the engine top, [`engine_d2h::EngineD2h`] (two
+//!   device-to-host lanes, chunks by parity, each lane's writes held in a
+//!   [`write_fifo::WriteFifo`] until the chunk's place in host memory is known) beside
+//!   [`engine_h2d::EngineH2d`] (a 64-byte chunk splitter and two host-to-device lanes);
+//!   [`engine_driver::EngineSim`] drives its simulation; [`engine_latency`] holds the latency
+//!   models per direction.
+//!
 //! * [`beats`]: the one beat packer and `$readmemh` beat layout; [`verilog`]: the one reader of
 //!   exported Verilog (module headers and bodies) and driver of Verilator and Icarus.
 //!
@@ -42,6 +49,11 @@ pub mod compressor_lane;
 pub mod d2h_driver;
 pub mod d2h_lane;
 pub mod decompressor_lane;
+pub mod engine_d2h;
+pub mod engine_driver;
+pub mod engine_h2d;
+pub mod engine_latency;
+pub mod engine_top;
 pub mod h2d_driver;
 pub mod lane_driver;
 pub mod packer;
@@ -50,6 +62,7 @@ pub mod plane_coder;
 pub mod plane_stats;
 pub mod size_choice;
 pub mod verilog;
+pub mod write_fifo;
 pub mod zero_runs;
 
 pub use compressor_lane::CompressorLane;
@@ -91,6 +104,16 @@ pub fn d2h_lane_verilog() -> String {
     let mut top = d2h_lane::D2hLane::default();
     top.connect_all();
     rename_top(&generate_verilog(&top), D2H_MODULE)
+}
+
+/// Name of the exported engine top's module.
+pub const ENGINE_MODULE: &str = "pz_engine";
+
+/// The engine top ([`engine_top::Engine`]) as Verilog, top module [`ENGINE_MODULE`].
+pub fn engine_verilog() -> String {
+    let mut top = engine_top::Engine::default();
+    top.connect_all();
+    rename_top(&generate_verilog(&top), ENGINE_MODULE)
 }
 
 /// Replaces rust-hdl's `top` module-name prefix with `name` in every module declaration and

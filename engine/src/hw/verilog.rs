@@ -126,14 +126,29 @@ fn run(program: &'static str, cmd: &mut Command) -> Result<std::process::Output>
     cmd.output().map_err(|source| VerilogError::Tool { tool: program, source })
 }
 
+/// Files above which [`lint_findings`] hands Verilator a file list rather than arguments.
+const MAX_COMMAND_LINE_FILES: usize = 1000;
+
 /// Every warning and error line (`%Warning-…`, `%Error…`) of `verilator --lint-only -Wall` on
 /// `files` with top module `top`, `WIDTH` included; errors if Verilator cannot run, or fails
 /// without reporting any. [`lint`] and rtl-gen's per-module lint report sort these lines.
 pub fn lint_findings(files: &[PathBuf], top: &str) -> Result<Vec<String>> {
-    let out = run(
-        "verilator",
-        Command::new("verilator").args(["--lint-only", "-Wall", "-Wno-fatal", "--top-module", top]).args(files),
-    )?;
+    let mut cmd = Command::new("verilator");
+    cmd.args(["--lint-only", "-Wall", "-Wno-fatal", "--top-module", top]);
+    // A top split into thousands of module files (the engine: over 6,000) exceeds the
+    // command-line limit: name them in a file list beside them instead.
+    match files.first().and_then(|f| f.parent()) {
+        Some(dir) if files.len() > MAX_COMMAND_LINE_FILES => {
+            let list = dir.join(format!("{top}.lint.f"));
+            let text: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
+            std::fs::write(&list, text).map_err(io_error(&list))?;
+            cmd.arg("-f").arg(&list);
+        }
+        _ => {
+            cmd.args(files);
+        }
+    }
+    let out = run("verilator", &mut cmd)?;
     let log = String::from_utf8_lossy(&out.stderr);
     let found: Vec<String> =
         log.lines().filter(|l| l.starts_with("%Warning-") || l.starts_with("%Error")).map(str::to_string).collect();
