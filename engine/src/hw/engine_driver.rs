@@ -17,8 +17,6 @@ use crate::golden::{CHUNK_BYTES, SymbolWidth};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 
-/// Stack of the thread that builds the engine's simulation model.
-const BUILD_STACK_BYTES: usize = 512 << 20;
 
 /// Which ports move in a cycle: sources offer `valid` only when their flag is set, the
 /// memories are ready only when theirs is.
@@ -124,7 +122,7 @@ impl EngineSim {
         // Four lanes' worth of fields overflow a test thread's stack while `Default` builds them
         // in place, so the engine is built on a thread with room for it.
         let mut top = std::thread::Builder::new()
-            .stack_size(BUILD_STACK_BYTES)
+            .stack_size(super::ENGINE_BUILD_STACK_BYTES)
             .spawn(|| Box::new(Engine::default()))
             .expect("spawn the engine builder")
             .join()

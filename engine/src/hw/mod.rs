@@ -111,10 +111,22 @@ pub const ENGINE_MODULE: &str = "pz_engine";
 
 /// The engine top ([`engine_top::Engine`]) as Verilog, top module [`ENGINE_MODULE`].
 pub fn engine_verilog() -> String {
-    let mut top = engine_top::Engine::default();
-    top.connect_all();
-    rename_top(&generate_verilog(&top), ENGINE_MODULE)
+    // Built on a thread of its own: four lanes' worth of fields overflow a main thread's 8 MiB
+    // stack (a build script's, a binary's) while `Default` builds them in place.
+    std::thread::Builder::new()
+        .stack_size(ENGINE_BUILD_STACK_BYTES)
+        .spawn(|| {
+            let mut top = Box::new(engine_top::Engine::default());
+            top.connect_all();
+            rename_top(&generate_verilog(top.as_ref()), ENGINE_MODULE)
+        })
+        .expect("spawn the engine builder")
+        .join()
+        .expect("export the engine's Verilog")
 }
+
+/// Stack of a thread that builds `pz_engine`'s rust-hdl model (export and simulation).
+pub(crate) const ENGINE_BUILD_STACK_BYTES: usize = 512 << 20;
 
 /// Replaces rust-hdl's `top` module-name prefix with `name` in every module declaration and
 /// instantiation (rust-hdl names sub-modules `top$…`).
