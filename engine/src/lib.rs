@@ -7,6 +7,9 @@
 //!   against it.
 //! * [`container`] is the file format of `sim-harness compress`: a safetensors file whose tensor
 //!   bytes are replaced by PlaneZip chunk streams.
+//! * [`tensor_files`] reads the tensors users give (`.safetensors`, `.npy`), piece by piece.
+//! * [`hw`] (feature `hw`, on by default) is the synthesizable hardware in rust-hdl. The codec
+//!   alone (`default-features = false`) builds without rust-hdl, as the fuzz crate does.
 //!
 //! Typical use:
 //! ```
@@ -17,13 +20,16 @@
 //! assert_eq!(decode_stream(&stream, tensor.len(), SymbolWidth::W32).unwrap(), tensor);
 //! ```
 // `unsafe` only to call the AVX2 / AVX-512 builds of `fast` after run-time feature detection
-// (`fast::size`, each call `#[allow]`ed with its safety argument).
+// (`fast::size`) and to map a tensor file (`tensor_files::open`), each `#[allow]`ed with its
+// safety argument.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod container;
 pub mod fast;
 pub mod golden;
+#[cfg(feature = "hw")]
 pub mod hw;
 pub mod synth;
+pub mod tensor_files;
 pub mod vectors;

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sim_harness::tensors::{from_npy, from_safetensors};
+use engine::tensor_files::{from_npy, from_safetensors};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {

@@ -35,7 +35,9 @@ pub mod progress;
 pub mod ratios;
 pub mod report;
 pub mod stream;
-pub mod tensors;
+/// Reading `.safetensors` / `.npy` files: [`engine::tensor_files`], under the name the harness's
+/// commands use.
+pub use engine::tensor_files as tensors;
 pub mod vcd_out;
 
 use anyhow::Result;

@@ -43,6 +43,7 @@ pub fn open(path: &Path) -> Result<TensorFile, LoadError> {
     // SAFETY: the map is read only by the header parsers below, within this call; a file changed
     // underneath by another process could give them wrong bytes, which they reject or
     // mis-locate (then `TensorFile::read` fails), but never unmapped memory.
+    #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
     let tensors = match path.extension().and_then(|e| e.to_str()) {
         Some("safetensors") => locate_safetensors(path, &map)?,
