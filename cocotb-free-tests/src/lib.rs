@@ -1,4 +1,4 @@
-//! Cocotb-free tests of the exported Verilog (the host-to-device lane's driver is in [`h2d`]): the compressor lane's ANSI wrapper, built with
+//! Cocotb-free tests of the exported Verilog (the host-to-device lane's driver is in [`h2d`], the engine top `pz_engine`'s in [`engine_model`]): the compressor lane's ANSI wrapper, built with
 //! Verilator around a small C++ driver (`harness/lane_harness.cpp`), is driven cycle by cycle
 //! from Rust with beats and an `out_ready` pattern; every block it delivers is compared with
 //! `engine::golden`, and the per-cycle handshakes with the rust-hdl simulation
@@ -21,6 +21,7 @@ use std::process::{Command, Stdio};
 #[path = "../../engine/tests/support/real_blocks.rs"]
 pub mod real_blocks;
 
+pub mod engine_model;
 pub mod h2d;
 
 /// Directory with the exported Verilog (`<top>.v`, `<top>_ansi.v`, `manifest.json`).

@@ -65,12 +65,12 @@ fn run_both(transfers: &[Transfer], mut ports: impl FnMut() -> EnginePorts) -> E
         sim.idle(),
         "the engine stalled after {} cycles: {} of {} d2h and {} h2d transfers done",
         sim.cycle(),
-        sim.d2h_dones.len(),
+        sim.trace.d2h_dones.len(),
         transfers.len(),
-        sim.h2d_dones.len()
+        sim.trace.h2d_dones.len()
     );
-    let d = check_d2h(transfers, &sim).unwrap_or_else(|e| panic!("device to host: {e}"));
-    let h = check_h2d(transfers, &sim).unwrap_or_else(|e| panic!("host to device: {e}"));
+    let d = check_d2h(transfers, &sim.trace).unwrap_or_else(|e| panic!("device to host: {e}"));
+    let h = check_h2d(transfers, &sim.trace).unwrap_or_else(|e| panic!("host to device: {e}"));
     assert_eq!(h, bytes, "host to device wrote every original byte once");
     assert_eq!(d.transfers, transfers.len());
     sim
@@ -91,13 +91,13 @@ fn real_tensors_both_directions_bit_exact_and_rate() {
     let sim = run_both(&transfers, || EnginePorts::FREE);
     for (n, t) in transfers.iter().enumerate() {
         let wire = encode_stream(&t.bytes, t.width).len();
-        let beats: Vec<(u64, usize)> = sim.d2h_beat_log.iter().filter(|b| b.1 == n).map(|b| (b.0, BEAT_BYTES)).collect();
-        let mut writes: Vec<(u64, usize)> = sim.h2d_writes.iter().flatten().filter(|w| w.id == t.id).map(|w| (w.cycle, w.strb.count_ones() as usize)).collect();
+        let beats: Vec<(u64, usize)> = sim.trace.d2h_beat_log.iter().filter(|b| b.1 == n).map(|b| (b.0, BEAT_BYTES)).collect();
+        let mut writes: Vec<(u64, usize)> = sim.trace.h2d_writes.iter().flatten().filter(|w| w.id == t.id).map(|w| (w.cycle, w.strb.count_ones() as usize)).collect();
         writes.sort();
         let d = sustained_bytes_per_cycle(&beats).unwrap();
         let h = sustained_bytes_per_cycle(&writes).unwrap();
-        let d_span = sim.d2h_dones[n].cycle - sim.d2h_cycles[n].first_beat.unwrap() + 1;
-        let h_span = writes.last().unwrap().0 - sim.h2d_cycles[n].first_beat.unwrap() + 1;
+        let d_span = sim.trace.d2h_dones[n].cycle - sim.trace.d2h_cycles[n].first_beat.unwrap() + 1;
+        let h_span = writes.last().unwrap().0 - sim.trace.h2d_cycles[n].first_beat.unwrap() + 1;
         eprintln!(
             "{:?} real data of data/ ({len} B, {wire} wire bytes): device to host {d:.2} B/cycle sustained, {:.2} end to end ({d_span} cycles); host to device {h:.2} B/cycle sustained, {:.2} end to end ({h_span} cycles)",
             t.width,
@@ -170,8 +170,8 @@ fn latency_models_match_the_simulation() {
         sim.queue_h2d(&encode_stream(&t.bytes, t.width), t.bytes.len() as u32, t.width, t.id);
         sim.run(100_000, || EnginePorts::FREE);
         assert!(sim.idle(), "transfer {i} did not finish");
-        let d = sim.d2h_dones[i].cycle - sim.d2h_cycles[i].first_beat.unwrap();
-        let h = sim.h2d_writes.iter().flatten().filter(|w| w.id == t.id).map(|w| w.cycle).max().unwrap() - sim.h2d_cycles[i].first_beat.unwrap();
+        let d = sim.trace.d2h_dones[i].cycle - sim.trace.d2h_cycles[i].first_beat.unwrap();
+        let h = sim.trace.h2d_writes.iter().flatten().filter(|w| w.id == t.id).map(|w| w.cycle).max().unwrap() - sim.trace.h2d_cycles[i].first_beat.unwrap();
         let works = EngineChunk::chunks_of_tensor(&t.bytes, t.width);
         let raw = works.iter().filter(|w| w.work.raw_chunks > 0).count();
         let (md, mh) = (engine_d2h_latency_cycles(&works), engine_h2d_latency_cycles(&works));
@@ -219,16 +219,16 @@ fn malformed_streams_report_golden_error_and_the_engine_recovers() {
     sim.queue_h2d(&good, real.len() as u32, SymbolWidth::W32, 70);
     sim.run(50_000, || EnginePorts::FREE);
     assert!(sim.idle(), "the engine stalled on malformed streams");
-    assert_eq!(sim.h2d_errors.len(), streams.len(), "one error pulse per malformed stream: {:?}", sim.h2d_errors);
+    assert_eq!(sim.trace.h2d_errors.len(), streams.len(), "one error pulse per malformed stream: {:?}", sim.trace.h2d_errors);
     for (i, s) in streams.iter().enumerate() {
         let e = engine::golden::decode_stream(s, real.len(), SymbolWidth::W32).expect_err("the stream is malformed");
         let (class, chunk) = H2dErrorClass::of_decode_error(&e, real.len().div_ceil(CHUNK_BYTES));
-        let (cycle, id, got_class, got_chunk) = sim.h2d_errors[i];
+        let (cycle, id, got_class, got_chunk) = sim.trace.h2d_errors[i];
         eprintln!("malformed stream {i}: golden {e:?}; engine class {got_class:?}, chunk {got_chunk}");
         assert_eq!((id, got_class, got_chunk), (60 + i as u8, Some(class), chunk), "stream {i}: golden {e:?}");
-        assert!(cycle < sim.h2d_dones[i].0, "stream {i}: the error pulse comes before done");
+        assert!(cycle < sim.trace.h2d_dones[i].0, "stream {i}: the error pulse comes before done");
     }
-    let last: Vec<_> = sim.h2d_writes.iter().flatten().filter(|w| w.id == 70).collect();
+    let last: Vec<_> = sim.trace.h2d_writes.iter().flatten().filter(|w| w.id == 70).collect();
     let mut mem = vec![0u8; real.len()];
     let mut seen = vec![false; real.len()];
     for w in last {

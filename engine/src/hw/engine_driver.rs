@@ -6,7 +6,9 @@
 //! into one host buffer per transfer and compares it with [`crate::golden::encode_stream`] byte
 //! for byte, and `done` with the golden wire bytes. Host to device:
 //! [`EngineSim::queue_h2d`] offers the golden stream as 64-byte beats; [`check_h2d`] checks that
-//! the writes of both ports put every original byte exactly once.
+//! the writes of both ports put every original byte exactly once. Both checks read an
+//! [`EngineTrace`], the record of a run that the Verilator model of the exported `pz_engine`
+//! (`cocotb-free-tests`) produces too, cycle for cycle the same.
 
 use super::beats::{BEAT_BYTES, beat_words};
 use super::d2h_driver::{Done, Transfer, Write, destination_bytes};
@@ -52,11 +54,42 @@ impl EnginePorts {
 
 /// One 64-byte stream beat of the host-to-device input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct StreamBeat64 {
-    words: [u32; 16],
-    bytes: u8,
-    last: bool,
-    transfer: usize,
+pub struct StreamBeat64 {
+    /// The beat as 16 little-endian words (word `k` = bytes `4k … 4k+3`), zero past `bytes`.
+    pub words: [u32; 16],
+    /// Valid bytes of the beat (0–64).
+    pub bytes: u8,
+    /// Last beat of the transfer's stream.
+    pub last: bool,
+}
+
+/// A host-to-device chunk stream as the engine's 64-byte input beats, in order (an empty stream
+/// is one beat of 0 bytes): what [`EngineSim::queue_h2d`] offers, and any other driver of
+/// `pz_engine` must.
+pub fn stream_beats64(stream: &[u8]) -> Vec<StreamBeat64> {
+    let n = stream.len().div_ceil(STREAM_BEAT_BYTES).max(1);
+    (0..n)
+        .map(|b| {
+            let part = &stream[(b * STREAM_BEAT_BYTES).min(stream.len())..((b + 1) * STREAM_BEAT_BYTES).min(stream.len())];
+            let mut words = [0u32; 16];
+            for (w, quad) in words.iter_mut().zip(part.chunks(4)) {
+                let mut le = [0u8; 4];
+                le[..quad.len()].copy_from_slice(quad);
+                *w = u32::from_le_bytes(le);
+            }
+            StreamBeat64 { words, bytes: part.len() as u8, last: b + 1 == n }
+        })
+        .collect()
+}
+
+/// A device-to-host transfer's bytes as the beats of the engine's two beat ports: chunk `c`'s
+/// beats on port `c mod 2`, each port's in order (what [`EngineSim::queue_d2h`] offers).
+pub fn d2h_port_beats(bytes: &[u8]) -> [Vec<[u32; 8]>; 2] {
+    let mut ports = [Vec::new(), Vec::new()];
+    for (c, chunk) in bytes.chunks(CHUNK_BYTES).enumerate() {
+        ports[c % 2].extend(beat_words(chunk));
+    }
+    ports
 }
 
 /// Per-transfer handshake cycles.
@@ -68,23 +101,20 @@ pub struct TransferCycles {
     pub last_beat: Option<u64>,
 }
 
-/// A simulated `pz_engine` with its queued traffic in both directions and what it produced.
-pub struct EngineSim {
-    top: Box<Engine>,
-    cycle: u64,
-    d2h_descs: VecDeque<(u8, bool, u32)>,
-    d2h_beats: [VecDeque<([u32; 8], usize)>; 2],
-    h2d_descs: VecDeque<(u8, bool, u32)>,
-    h2d_beats: VecDeque<StreamBeat64>,
-    d2h_queued: usize,
-    h2d_queued: usize,
+/// Everything a run of `pz_engine` produced, with the cycle (after reset) of each event: the
+/// trace [`EngineSim`] records and any other model of the engine (the Verilator model of
+/// `cocotb-free-tests`) reports, so that [`check_d2h`] and [`check_h2d`] judge either and two
+/// runs compare with `==`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineTrace {
     /// Writes taken from each device-to-host (host-memory) write port, in order.
     pub d2h_writes: [Vec<Write>; 2],
     /// Device-to-host `done` pulses in order.
     pub d2h_dones: Vec<Done>,
     /// Device-to-host beat cycles per queued transfer.
     pub d2h_cycles: Vec<TransferCycles>,
-    /// Every device-to-host beat taken: (cycle, index of its transfer in queue order).
+    /// Every device-to-host beat taken: (cycle, index of its transfer in queue order), port 0's
+    /// before port 1's within a cycle.
     pub d2h_beat_log: Vec<(u64, usize)>,
     /// Writes taken from each host-to-device (device-memory) write port, in order.
     pub h2d_writes: [Vec<H2dWrite>; 2],
@@ -94,6 +124,37 @@ pub struct EngineSim {
     pub h2d_errors: Vec<(u64, u8, Option<H2dErrorClass>, usize)>,
     /// Host-to-device beat cycles per queued transfer.
     pub h2d_cycles: Vec<TransferCycles>,
+}
+
+impl EngineTrace {
+    /// Records a device-to-host beat of transfer `t` taken in `cycle`.
+    pub fn d2h_beat(&mut self, cycle: u64, t: usize) {
+        self.d2h_beat_log.push((cycle, t));
+        let tc = &mut self.d2h_cycles[t];
+        tc.first_beat = Some(tc.first_beat.map_or(cycle, |f| f.min(cycle)));
+        tc.last_beat = Some(cycle);
+    }
+
+    /// Records a host-to-device beat of transfer `t` taken in `cycle`.
+    pub fn h2d_beat(&mut self, cycle: u64, t: usize) {
+        let tc = &mut self.h2d_cycles[t];
+        tc.first_beat.get_or_insert(cycle);
+        tc.last_beat = Some(cycle);
+    }
+}
+
+/// A simulated `pz_engine` with its queued traffic in both directions and what it produced.
+pub struct EngineSim {
+    top: Box<Engine>,
+    cycle: u64,
+    d2h_descs: VecDeque<(u8, bool, u32)>,
+    d2h_beats: [VecDeque<([u32; 8], usize)>; 2],
+    h2d_descs: VecDeque<(u8, bool, u32)>,
+    h2d_beats: VecDeque<(StreamBeat64, usize)>,
+    d2h_queued: usize,
+    h2d_queued: usize,
+    /// What the engine did so far.
+    pub trace: EngineTrace,
 }
 
 impl Default for EngineSim {
@@ -138,14 +199,7 @@ impl EngineSim {
             h2d_beats: VecDeque::new(),
             d2h_queued: 0,
             h2d_queued: 0,
-            d2h_writes: [Vec::new(), Vec::new()],
-            d2h_dones: Vec::new(),
-            d2h_cycles: Vec::new(),
-            d2h_beat_log: Vec::new(),
-            h2d_writes: [Vec::new(), Vec::new()],
-            h2d_dones: Vec::new(),
-            h2d_errors: Vec::new(),
-            h2d_cycles: Vec::new(),
+            trace: EngineTrace::default(),
         };
         sim.top.reset.next = true;
         sim.clock_edge();
@@ -154,33 +208,24 @@ impl EngineSim {
         sim
     }
 
-    /// Queues a device-to-host transfer: its descriptor, and chunk `c`'s beats on port `c mod 2`.
+    /// Queues a device-to-host transfer: its descriptor, and chunk `c`'s beats on port `c mod 2`
+    /// ([`d2h_port_beats`]).
     pub fn queue_d2h(&mut self, t: &Transfer) {
         let len = u32::try_from(t.bytes.len()).expect("a transfer holds fewer than 2^32 bytes");
         self.d2h_descs.push_back((t.id, t.width == SymbolWidth::W16, len));
-        for (c, chunk) in t.bytes.chunks(CHUNK_BYTES).enumerate() {
-            self.d2h_beats[c % 2].extend(beat_words(chunk).into_iter().map(|w| (w, self.d2h_queued)));
+        for (queue, beats) in self.d2h_beats.iter_mut().zip(d2h_port_beats(&t.bytes)) {
+            queue.extend(beats.into_iter().map(|w| (w, self.d2h_queued)));
         }
-        self.d2h_cycles.push(TransferCycles::default());
+        self.trace.d2h_cycles.push(TransferCycles::default());
         self.d2h_queued += 1;
     }
 
-    /// Queues a host-to-device transfer: its descriptor and `stream` as 64-byte beats (an
-    /// empty stream is one beat of 0 bytes).
+    /// Queues a host-to-device transfer: its descriptor and `stream` as 64-byte beats
+    /// ([`stream_beats64`]).
     pub fn queue_h2d(&mut self, stream: &[u8], raw_bytes: u32, width: SymbolWidth, id: u8) {
         self.h2d_descs.push_back((id, width == SymbolWidth::W16, raw_bytes));
-        let n = stream.len().div_ceil(STREAM_BEAT_BYTES).max(1);
-        for b in 0..n {
-            let part = &stream[(b * STREAM_BEAT_BYTES).min(stream.len())..((b + 1) * STREAM_BEAT_BYTES).min(stream.len())];
-            let mut words = [0u32; 16];
-            for (w, quad) in words.iter_mut().zip(part.chunks(4)) {
-                let mut le = [0u8; 4];
-                le[..quad.len()].copy_from_slice(quad);
-                *w = u32::from_le_bytes(le);
-            }
-            self.h2d_beats.push_back(StreamBeat64 { words, bytes: part.len() as u8, last: b + 1 == n, transfer: self.h2d_queued });
-        }
-        self.h2d_cycles.push(TransferCycles::default());
+        self.h2d_beats.extend(stream_beats64(stream).into_iter().map(|b| (b, self.h2d_queued)));
+        self.trace.h2d_cycles.push(TransferCycles::default());
         self.h2d_queued += 1;
     }
 
@@ -193,10 +238,10 @@ impl EngineSim {
     pub fn idle(&self) -> bool {
         self.d2h_descs.is_empty()
             && self.d2h_beats.iter().all(VecDeque::is_empty)
-            && self.d2h_dones.len() == self.d2h_queued
+            && self.trace.d2h_dones.len() == self.d2h_queued
             && self.h2d_descs.is_empty()
             && self.h2d_beats.is_empty()
-            && self.h2d_dones.len() == self.h2d_queued
+            && self.trace.h2d_dones.len() == self.h2d_queued
     }
 
     /// Simulates one cycle with the port behaviour `p`.
@@ -232,7 +277,7 @@ impl EngineSim {
         }
         let hb = if p.h2d_in { self.h2d_beats.front().copied() } else { None };
         top.h2d_in_valid.next = hb.is_some();
-        if let Some(b) = hb {
+        if let Some((b, _)) = hb {
             set_words(&mut top.h2d_in_data, &b.words);
             top.h2d_in_bytes.next = (b.bytes as u64).into();
             top.h2d_in_last.next = b.last;
@@ -248,10 +293,7 @@ impl EngineSim {
         for (port, beat, ready) in [(0, b0, top.d2h_beat0_ready.val()), (1, b1, top.d2h_beat1_ready.val())] {
             if let (Some((_, t)), true) = (beat, ready) {
                 self.d2h_beats[port].pop_front();
-                self.d2h_beat_log.push((c, t));
-                let tc = &mut self.d2h_cycles[t];
-                tc.first_beat = Some(tc.first_beat.map_or(c, |f| f.min(c)));
-                tc.last_beat = Some(c);
+                self.trace.d2h_beat(c, t);
             }
         }
         let wr = [
@@ -260,20 +302,18 @@ impl EngineSim {
         ];
         for (port, (valid, ready, addr, data, be, id, last)) in wr.into_iter().enumerate() {
             if valid && ready {
-                self.d2h_writes[port].push(Write { cycle: c, addr: addr.to_u32(), data, be: be.to_u32(), id: id.to_u32() as u8, last });
+                self.trace.d2h_writes[port].push(Write { cycle: c, addr: addr.to_u32(), data, be: be.to_u32(), id: id.to_u32() as u8, last });
             }
         }
         if top.d2h_done_valid.val() {
-            self.d2h_dones.push(Done { cycle: c, id: top.d2h_done_id.val().to_u32() as u8, wire_bytes: top.d2h_done_wire_bytes.val().to_u32() });
+            self.trace.d2h_dones.push(Done { cycle: c, id: top.d2h_done_id.val().to_u32() as u8, wire_bytes: top.d2h_done_wire_bytes.val().to_u32() });
         }
         if hd.is_some() && top.h2d_desc_ready.val() {
             self.h2d_descs.pop_front();
         }
-        if let (Some(b), true) = (hb, top.h2d_in_ready.val()) {
+        if let (Some((_, t)), true) = (hb, top.h2d_in_ready.val()) {
             self.h2d_beats.pop_front();
-            let tc = &mut self.h2d_cycles[b.transfer];
-            tc.first_beat.get_or_insert(c);
-            tc.last_beat = Some(c);
+            self.trace.h2d_beat(c, t);
         }
         let out = [
             (top.h2d_out0_valid.val(), p.h2d_out_ready[0], top.h2d_out0_addr.val(), word_bytes(&top.h2d_out0_data), top.h2d_out0_strb.val(), top.h2d_out0_id.val(), top.h2d_out0_last.val()),
@@ -281,14 +321,14 @@ impl EngineSim {
         ];
         for (port, (valid, ready, addr, data, strb, id, last)) in out.into_iter().enumerate() {
             if valid && ready {
-                self.h2d_writes[port].push(H2dWrite { addr: addr.to_u32(), data, strb: strb.to_u32(), id: id.to_u32() as u8, last, cycle: c });
+                self.trace.h2d_writes[port].push(H2dWrite { addr: addr.to_u32(), data, strb: strb.to_u32(), id: id.to_u32() as u8, last, cycle: c });
             }
         }
         if top.h2d_done.val() {
-            self.h2d_dones.push((c, top.h2d_done_id.val().to_u32() as u8));
+            self.trace.h2d_dones.push((c, top.h2d_done_id.val().to_u32() as u8));
         }
         if top.h2d_err_valid.val() {
-            self.h2d_errors.push((
+            self.trace.h2d_errors.push((
                 c,
                 top.h2d_err_id.val().to_u32() as u8,
                 H2dErrorClass::from_bits(top.h2d_err_class.val().to_u32()),
@@ -351,15 +391,49 @@ pub struct D2hSummary {
     pub writes: [usize; 2],
 }
 
-/// Replays each write port's writes (in the order taken) into one host buffer per transfer id
-/// and checks, per transfer (ids must be distinct): no write reaches past the worst-case
-/// destination, no byte is written by both ports, the bytes written are exactly `[0, wire
-/// size)` and equal golden's stream, exactly one write is marked last (none for an empty
-/// transfer), and the `done` pulses come in order with golden's wire bytes.
-pub fn check_d2h(transfers: &[Transfer], sim: &EngineSim) -> Result<D2hSummary, String> {
-    let mut sum = D2hSummary { writes: [sim.d2h_writes[0].len(), sim.d2h_writes[1].len()], ..Default::default() };
-    if sim.d2h_dones.len() != transfers.len() {
-        return Err(format!("{} d2h done pulses for {} transfers", sim.d2h_dones.len(), transfers.len()));
+/// The chunk stream that the device-to-host writes of transfer `n` (`t`, whose id no other
+/// transfer of the run shares) put in host memory: each write port's writes of its id replayed
+/// in the order taken. Errors if a write reaches past the worst-case destination
+/// ([`destination_bytes`]), a byte is written by both ports, or a byte below the highest one
+/// written is never written. This is what a host reads back (and feeds the host-to-device
+/// direction); [`check_d2h`] compares it with golden.
+pub fn d2h_image(trace: &EngineTrace, n: usize, t: &Transfer) -> Result<Vec<u8>, String> {
+    let cap = destination_bytes(t.bytes.len());
+    let mut image = vec![0u8; cap];
+    let mut by_port = vec![None::<usize>; cap];
+    for (port, writes) in trace.d2h_writes.iter().enumerate() {
+        for w in writes.iter().filter(|w| w.id == t.id) {
+            for i in 0..BEAT_BYTES {
+                if w.be >> i & 1 == 1 {
+                    let a = w.addr as usize + i;
+                    if a >= cap {
+                        return Err(format!("transfer {n} (id {}): write at cycle {} reaches byte {a}, past the {cap}-byte destination", t.id, w.cycle));
+                    }
+                    if by_port[a].is_some_and(|p| p != port) {
+                        return Err(format!("transfer {n} (id {}): byte {a} written by both ports", t.id));
+                    }
+                    image[a] = w.data[i];
+                    by_port[a] = Some(port);
+                }
+            }
+        }
+    }
+    let extent = by_port.iter().rposition(Option::is_some).map_or(0, |p| p + 1);
+    if let Some(hole) = by_port[..extent].iter().position(Option::is_none) {
+        return Err(format!("transfer {n} (id {}): byte {hole} of {extent} never written", t.id));
+    }
+    image.truncate(extent);
+    Ok(image)
+}
+
+/// Checks the device-to-host side of a run, per transfer (ids must be distinct): its
+/// [`d2h_image`] is exactly golden's stream ([`crate::golden::encode_stream`]) byte for byte,
+/// exactly one write is marked last (none for an empty transfer), and the `done` pulses come
+/// in order with golden's wire bytes; no write carries the id of no transfer.
+pub fn check_d2h(transfers: &[Transfer], trace: &EngineTrace) -> Result<D2hSummary, String> {
+    let mut sum = D2hSummary { writes: [trace.d2h_writes[0].len(), trace.d2h_writes[1].len()], ..Default::default() };
+    if trace.d2h_dones.len() != transfers.len() {
+        return Err(format!("{} d2h done pulses for {} transfers", trace.d2h_dones.len(), transfers.len()));
     }
     for (n, t) in transfers.iter().enumerate() {
         if transfers[..n].iter().any(|u| u.id == t.id) {
@@ -367,43 +441,19 @@ pub fn check_d2h(transfers: &[Transfer], sim: &EngineSim) -> Result<D2hSummary, 
         }
         let (golden, stats) = crate::golden::encode_stream_with_stats(&t.bytes, t.width);
         sum.raw_chunks += stats.raw_chunks;
-        let cap = destination_bytes(t.bytes.len());
-        let mut image = vec![0u8; cap];
-        let mut by_port = vec![None::<usize>; cap];
-        let mut lasts = 0;
-        for (port, writes) in sim.d2h_writes.iter().enumerate() {
-            for w in writes.iter().filter(|w| w.id == t.id) {
-                lasts += usize::from(w.last);
-                for i in 0..BEAT_BYTES {
-                    if w.be >> i & 1 == 1 {
-                        let a = w.addr as usize + i;
-                        if a >= cap {
-                            return Err(format!("transfer {n} (id {}): write at cycle {} reaches byte {a}, past the {cap}-byte destination", t.id, w.cycle));
-                        }
-                        if by_port[a].is_some_and(|p| p != port) {
-                            return Err(format!("transfer {n} (id {}): byte {a} written by both ports", t.id));
-                        }
-                        image[a] = w.data[i];
-                        by_port[a] = Some(port);
-                    }
-                }
-            }
+        let image = d2h_image(trace, n, t)?;
+        if image.len() != golden.len() {
+            return Err(format!("transfer {n} (id {}, {} bytes, {:?}): {} bytes written, golden stream has {}", t.id, t.bytes.len(), t.width, image.len(), golden.len()));
         }
-        let extent = by_port.iter().rposition(Option::is_some).map_or(0, |p| p + 1);
-        if let Some(hole) = by_port[..extent].iter().position(Option::is_none) {
-            return Err(format!("transfer {n} (id {}): byte {hole} of {extent} never written", t.id));
-        }
-        if extent != golden.len() {
-            return Err(format!("transfer {n} (id {}, {} bytes, {:?}): {extent} bytes written, golden stream has {}", t.id, t.bytes.len(), t.width, golden.len()));
-        }
-        if let Some(at) = image[..extent].iter().zip(&golden).position(|(a, b)| a != b) {
+        if let Some(at) = image.iter().zip(&golden).position(|(a, b)| a != b) {
             return Err(format!("transfer {n} (id {}, {} bytes, {:?}): stream byte {at} is {:#04x}, golden {:#04x}", t.id, t.bytes.len(), t.width, image[at], golden[at]));
         }
+        let lasts = trace.d2h_writes.iter().flatten().filter(|w| w.id == t.id && w.last).count();
         let want_lasts = usize::from(!t.bytes.is_empty());
         if lasts != want_lasts {
             return Err(format!("transfer {n} (id {}): {lasts} writes marked last, expected {want_lasts}", t.id));
         }
-        let done = sim.d2h_dones[n];
+        let done = trace.d2h_dones[n];
         if done.id != t.id || done.wire_bytes as usize != golden.len() {
             return Err(format!("transfer {n}: done (id {}, {} wire bytes), golden (id {}, {})", done.id, done.wire_bytes, t.id, golden.len()));
         }
@@ -411,7 +461,7 @@ pub fn check_d2h(transfers: &[Transfer], sim: &EngineSim) -> Result<D2hSummary, 
         sum.wire_bytes += golden.len() as u64;
     }
     let known = |id: u8| transfers.iter().any(|t| t.id == id);
-    if let Some(w) = sim.d2h_writes.iter().flatten().find(|w| !known(w.id)) {
+    if let Some(w) = trace.d2h_writes.iter().flatten().find(|w| !known(w.id)) {
         return Err(format!("a write at cycle {} carries id {} of no transfer", w.cycle, w.id));
     }
     Ok(sum)
@@ -420,20 +470,20 @@ pub fn check_d2h(transfers: &[Transfer], sim: &EngineSim) -> Result<D2hSummary, 
 /// Checks the host-to-device writes of a run against the original bytes of each transfer
 /// (ids distinct): every byte of `[0, len)` written exactly once with the original value, none
 /// outside, no error pulse, one `done` per transfer in order.
-pub fn check_h2d(transfers: &[Transfer], sim: &EngineSim) -> Result<usize, String> {
-    if let Some(e) = sim.h2d_errors.first() {
+pub fn check_h2d(transfers: &[Transfer], trace: &EngineTrace) -> Result<usize, String> {
+    if let Some(e) = trace.h2d_errors.first() {
         return Err(format!("h2d error pulse {e:?} on a good stream"));
     }
-    if sim.h2d_dones.len() != transfers.len() {
-        return Err(format!("{} h2d done pulses for {} transfers", sim.h2d_dones.len(), transfers.len()));
+    if trace.h2d_dones.len() != transfers.len() {
+        return Err(format!("{} h2d done pulses for {} transfers", trace.h2d_dones.len(), transfers.len()));
     }
     let mut written = 0;
     for (n, t) in transfers.iter().enumerate() {
-        if sim.h2d_dones[n].1 != t.id {
-            return Err(format!("transfer {n}: done carries id {}, expected {}", sim.h2d_dones[n].1, t.id));
+        if trace.h2d_dones[n].1 != t.id {
+            return Err(format!("transfer {n}: done carries id {}, expected {}", trace.h2d_dones[n].1, t.id));
         }
         let mut seen = vec![false; t.bytes.len()];
-        for w in sim.h2d_writes.iter().flatten().filter(|w| w.id == t.id) {
+        for w in trace.h2d_writes.iter().flatten().filter(|w| w.id == t.id) {
             for i in 0..BEAT_BYTES {
                 if w.strb >> i & 1 == 1 {
                     let a = w.addr as usize + i;
