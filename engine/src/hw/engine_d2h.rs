@@ -27,7 +27,8 @@
 //! `c mod 2`'s base queue, waits for chunk `c`'s `done`, adds its wire bytes, and goes on to
 //! `c + 1`. Each lane's drain takes a base, emits the chunk's buffered writes at base + address
 //! through its output register and releases the chunk at its last write. `done` pulses when the
-//! transfer's last chunk is accounted and every chunk of it drained.
+//! transfer's last chunk is accounted and the final write of every chunk of it was taken by the
+//! memory (not merely emitted: a held-off write port delays `done`).
 
 use super::d2h_lane::D2hLane;
 use super::write_fifo::WriteFifo;
@@ -166,6 +167,8 @@ pub struct EngineD2h {
     o_be: [DFF<Bits<32>>; 2] = arr(),
     o_id: [DFF<Bits<8>>; 2] = arr(),
     o_last: [DFF<Bit>; 2] = arr(),
+    /// The output register holds a chunk's final write (its `done` may count once it is taken).
+    o_clast: [DFF<Bit>; 2] = arr(),
     done_q: DFF<Bit>,
     done_id_q: DFF<Bits<8>>,
     done_wire_q: DFF<Bits<32>>,
@@ -203,6 +206,8 @@ pub struct EngineD2h {
     out_free: [Signal<Local, Bit>; 2] = arr(),
     emit: [Signal<Local, Bit>; 2] = arr(),
     drained: [Signal<Local, Bit>; 2] = arr(),
+    /// A chunk's final write is taken by the memory this cycle.
+    written: [Signal<Local, Bit>; 2] = arr(),
     issued: [Signal<Local, Bit>; 2] = arr(),
     d_tot_n: Signal<Local, Bits<32>>,
 }
@@ -273,6 +278,8 @@ impl Logic for EngineD2h {
             self.o_id[l].d.next = self.o_id[l].q.val();
             self.o_last[l].clock.next = self.clock.val();
             self.o_last[l].d.next = self.o_last[l].q.val();
+            self.o_clast[l].clock.next = self.clock.val();
+            self.o_clast[l].d.next = self.o_clast[l].q.val();
         }
 
         // ---- descriptor queue: written at q_wr, read by the issuer (q_iss) and the accountant (q_acc)
@@ -461,9 +468,15 @@ impl Logic for EngineD2h {
                 self.o_be[$i].d.next = self.$wf.head_be.val();
                 self.o_id[$i].d.next = self.$wf.head_id.val();
                 self.o_last[$i].d.next = self.$wf.head_last.val() & self.d_final[$i].q.val();
+                self.o_clast[$i].d.next = self.$wf.head_last.val();
             }
             if self.drained[$i].val() {
                 self.d_have[$i].d.next = false;
+            }
+            // A chunk counts as written once its final write is taken, so that `done` never
+            // comes before a write of its transfer that the memory still holds off.
+            self.written[$i].next = self.o_valid[$i].q.val() & self.$wr.val() & self.o_clast[$i].q.val();
+            if self.written[$i].val() {
                 self.d_tot_n.next = self.d_tot_n.val() + 1;
             }
             self.issued[$i].next = self.issue.val() & (self.i_lane.q.val() == self.lane_ix[$i].val());

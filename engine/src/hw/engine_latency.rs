@@ -113,7 +113,9 @@ pub fn engine_d2h_latency_cycles(chunks: &[EngineChunk]) -> u64 {
         };
         last_write = last_write.max(drained);
     }
-    (accounted + 1).max(last_write + 1) + 1
+    // `done`: the last chunk accounted, and its final write (emitted at `last_write`) taken one
+    // cycle later and counted the cycle after.
+    (accounted + 1).max(last_write + 2) + 1
 }
 
 /// Host-to-device latency of a transfer whose chunks are `chunks`: first beat taken → last
