@@ -137,6 +137,7 @@ fn main() {
     for (name, w, data) in &inputs {
         let stream = golden::encode_stream(data, *w);
         assert_eq!(fast::encode_stream(data, *w), stream, "fast encoder differs from golden");
+        assert!(fast::decode_fast_only_with(fast::Path::detect(), &stream, data.len(), *w).as_ref() == Some(data), "fast decoder differs from the input");
         let mb = data.len() as f64 / 1e6;
         let g = [
             cpu_rate(data.len(), || golden_sizes(data, *w)),

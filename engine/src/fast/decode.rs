@@ -6,12 +6,14 @@
 //! returns its exact typed error. So a stream decodes here iff it decodes with golden, to the
 //! same bytes, and a bad one gets golden's error.
 
-use super::planes::{PLANES16, PLANES32, from_planes16, from_planes32};
+use super::kernels::{Kernels, Portable};
+use super::path::Path;
+use super::planes::{PLANES16, PLANES32};
 use crate::golden::block::planes::{MAX_PLANES, PlaneGeometry};
 use crate::golden::block::{RAW_BITS, TAG_BITS, Tag, bx, dbx};
 use crate::golden::chunk::HEADER_BYTES;
 use crate::golden::error::DecodeError;
-use crate::golden::width::{BLOCK_BYTES, CHUNK_BYTES, MAX_SYMBOLS, SymbolWidth};
+use crate::golden::width::{BLOCK_BYTES, CHUNK_BYTES, SymbolWidth};
 
 /// Zero bytes behind the body in the reader's buffer: more than one block can read past the end
 /// (at most 3 + 1,105 bits) plus the 8-byte window, so a faulty block never leaves the buffer
@@ -127,33 +129,18 @@ fn read_base(r: &mut Reader, width: SymbolWidth) -> Result<u32, Fault> {
     Ok((((raw << shift) as i32) >> shift) as u32 & width.mask())
 }
 
-/// The 16 low planes of `p` (L = `plane_bits` values, value m at bit L − 1 − m) in the layout of
-/// [`from_planes16`] (value m at bit 63 − m).
+/// Reads `count` `w`-bit symbols (ZVC's nonzeros) into the first symbols of `packed`.
 #[inline(always)]
-fn planes16(p: &[u64; MAX_PLANES], plane_bits: usize) -> [u64; PLANES16] {
-    let mut out = [0u64; PLANES16];
-    for (o, &plane) in out.iter_mut().zip(p) {
-        *o = plane << (u64::BITS as usize - plane_bits);
+fn read_symbols(r: &mut Reader, count: u32, width: SymbolWidth, packed: &mut [u8; BLOCK_BYTES]) {
+    let bytes = width.bits() as usize / 8;
+    for c in packed.chunks_exact_mut(bytes).take(count as usize) {
+        c.copy_from_slice(&(r.take(width.bits()) as u32).to_le_bytes()[..bytes]);
     }
-    out
 }
 
-/// The 32 low planes of `p` (L = `plane_bits` ≤ 32 values, value m at bit L − 1 − m) as the
-/// symbols they hold (value m of the L first; the rest zero), through [`from_planes32`].
+/// Decodes one block (tag + payload) into `block`, every byte of it written.
 #[inline(always)]
-fn symbols32(p: &[u64; MAX_PLANES], plane_bits: usize, out: &mut [u32]) {
-    let mut shifted = [0u64; PLANES32];
-    for (o, &plane) in shifted.iter_mut().zip(p) {
-        *o = plane << (PLANES32 - plane_bits);
-    }
-    let mut syms = [0u32; PLANES32];
-    from_planes32(&shifted, &mut syms);
-    out[..plane_bits].copy_from_slice(&syms[..plane_bits]);
-}
-
-/// Decodes one block (tag + payload) into `block`.
-#[inline(always)]
-fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES]) -> Result<(), Fault> {
+fn read_block<K: Kernels>(k: K, r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES]) -> Result<(), Fault> {
     let tag = match r.take(TAG_BITS) {
         0 => Tag::Zvc,
         1 => Tag::Dbx,
@@ -163,108 +150,93 @@ fn read_block(r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES])
         _ => return Err(Fault),
     };
     let n = width.symbols();
-    let w = width.bits();
-    let mut syms = [0u32; MAX_SYMBOLS];
+    let w16 = width == SymbolWidth::W16;
     match tag {
         Tag::Raw => {
             for c in block.chunks_exact_mut(4) {
                 c.copy_from_slice(&(r.take(32) as u32).to_be_bytes());
             }
             debug_assert_eq!(block.len() * 8, RAW_BITS as usize);
-            return Ok(());
         }
         Tag::Zvc => {
             let mask = r.take64(n as u32);
-            for (i, s) in syms[..n].iter_mut().enumerate() {
-                if mask >> (n - 1 - i) & 1 == 1 {
-                    *s = r.take(w) as u32;
-                }
-            }
+            let mut packed = [0u8; BLOCK_BYTES];
+            read_symbols(r, mask.count_ones(), width, &mut packed);
+            if w16 { k.expand16(&packed, mask, block) } else { k.expand32(&packed, mask, block) }
         }
         Tag::Dbx => {
-            syms[0] = read_base(r, width)?;
+            let base = read_base(r, width)?;
             let mut p = [0u64; MAX_PLANES];
             read_planes(r, dbx::geometry(width), &mut p)?;
-            let l = n - 1;
-            let mut low = [0u32; MAX_SYMBOLS];
-            if width == SymbolWidth::W16 {
-                let mut bytes = [0u8; BLOCK_BYTES];
-                from_planes16(&planes16(&p, l), &mut bytes);
-                for (o, c) in low.iter_mut().zip(bytes.chunks_exact(2)) {
-                    *o = u16::from_le_bytes([c[0], c[1]]) as u32;
-                }
+            // The N − 1 low deltas as symbols 1…N − 1 (planes of N − 1 values unshifted), the
+            // base as symbol 0, then the running sum; a wrap must be where the borrow plane
+            // (the top one) says.
+            let ok = if w16 {
+                k.from_planes16(&p, 0, block);
+                block[..2].copy_from_slice(&(base as u16).to_le_bytes());
+                k.prefix_sum16(block, p[PLANES16])
             } else {
-                symbols32(&p, l, &mut low);
-            }
-            let borrow = p[w as usize];
-            let mut bad = false;
-            for k in 1..n {
-                let b = ((borrow >> (l - k)) & 1) as i64;
-                let next = syms[k - 1] as i64 + low[k - 1] as i64 - (b << w);
-                bad |= !(0..=width.mask() as i64).contains(&next);
-                syms[k] = next as u32 & width.mask();
-            }
-            if bad {
+                k.from_planes32(&p, 0, block);
+                block[..4].copy_from_slice(&base.to_le_bytes());
+                k.prefix_sum32(block, p[PLANES32])
+            };
+            if !ok {
                 return Err(Fault);
             }
         }
         Tag::Bx => {
             let mut p = [0u64; MAX_PLANES];
             read_planes(r, bx::geometry(width, n), &mut p)?;
-            if width == SymbolWidth::W16 {
-                from_planes16(&planes16(&p, n), block);
-                return Ok(());
-            }
-            symbols32(&p, n, &mut syms);
+            if w16 { k.from_planes16(&p, 0, block) } else { k.from_planes32(&p, 0, block) }
         }
         Tag::Zbx => {
             let mask = r.take64(n as u32);
-            let count = mask.count_ones() as usize;
-            if count > 0 {
-                let mut p = [0u64; MAX_PLANES];
-                let mut packed = [0u32; MAX_SYMBOLS];
-                read_planes(r, bx::geometry(width, count), &mut p)?;
-                if width == SymbolWidth::W16 {
-                    let mut bytes = [0u8; BLOCK_BYTES];
-                    from_planes16(&planes16(&p, count), &mut bytes);
-                    for (o, c) in packed.iter_mut().zip(bytes.chunks_exact(2)) {
-                        *o = u16::from_le_bytes([c[0], c[1]]) as u32;
-                    }
-                } else {
-                    symbols32(&p, count, &mut packed);
-                }
-                let mut next = 0;
-                for (i, s) in syms[..n].iter_mut().enumerate() {
-                    if mask >> (n - 1 - i) & 1 == 1 {
-                        *s = packed[next];
-                        next += 1;
-                    }
-                }
+            let count = mask.count_ones();
+            if count == 0 {
+                block.fill(0);
+                return Ok(());
+            }
+            let mut p = [0u64; MAX_PLANES];
+            read_planes(r, bx::geometry(width, count as usize), &mut p)?;
+            // The nonzeros' planes of `count` values, as the first symbols, then put in place.
+            let mut packed = [0u8; BLOCK_BYTES];
+            if w16 {
+                k.from_planes16(&p, n as u32 - count, &mut packed);
+                k.expand16(&packed, mask, block);
+            } else {
+                k.from_planes32(&p, n as u32 - count, &mut packed);
+                k.expand32(&packed, mask, block);
             }
         }
     }
-    width.store(&syms[..n], block);
     Ok(())
 }
 
-/// Decodes one compressed chunk body into `dst` (the chunk's raw bytes).
-fn read_chunk(r: &mut Reader, body: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), Fault> {
+/// Decodes one compressed chunk body into `dst` (the chunk's raw bytes); whole blocks are
+/// decoded in place.
+#[inline(always)]
+fn read_chunk<K: Kernels>(k: K, r: &mut Reader, body: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), Fault> {
     r.buf[..body.len()].copy_from_slice(body);
     r.buf[body.len()..body.len() + PAD_BYTES].fill(0);
     r.pos_bits = 0;
     let end_bits = body.len() * 8;
-    let mut block = [0u8; BLOCK_BYTES];
-    for part in dst.chunks_mut(BLOCK_BYTES) {
-        read_block(r, width, &mut block)?;
+    let mut blocks = dst.chunks_exact_mut(BLOCK_BYTES);
+    for block in &mut blocks {
+        read_block(k, r, width, block.try_into().expect("128 bytes"))?;
         if r.pos_bits > end_bits {
             return Err(Fault);
         }
+    }
+    let tail = blocks.into_remainder();
+    if !tail.is_empty() {
+        let mut block = [0u8; BLOCK_BYTES];
+        read_block(k, r, width, &mut block)?;
         // The zero padding of a final partial block must decode as zeros (FORMAT.md §7,
         // golden's `PaddingNotZero`).
-        if block[part.len()..].iter().any(|&b| b != 0) {
+        if r.pos_bits > end_bits || block[tail.len()..].iter().any(|&b| b != 0) {
             return Err(Fault);
         }
-        part.copy_from_slice(&block[..part.len()]);
+        tail.copy_from_slice(&block[..tail.len()]);
     }
     let padding = end_bits - r.pos_bits;
     if padding >= 8 || (padding > 0 && r.take(padding as u32) != 0) {
@@ -273,9 +245,10 @@ fn read_chunk(r: &mut Reader, body: &[u8], dst: &mut [u8], width: SymbolWidth) -
     Ok(())
 }
 
-/// Decodes the chunks of `stream` into `dst`, whose length is the tensor's raw bytes; the stream
-/// must end exactly after the last chunk.
-pub(crate) fn decode_into(stream: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), Fault> {
+/// [`decode_into_with`] on the kernels `k` (inlined into the caller, so that the AVX-512 entry
+/// point compiles it with its features).
+#[inline(always)]
+pub(crate) fn decode_into_generic<K: Kernels>(k: K, stream: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), Fault> {
     let mut r = Box::new(Reader { buf: [0; CHUNK_BYTES + PAD_BYTES], pos_bits: 0 });
     let mut offset = 0usize;
     for chunk in dst.chunks_mut(CHUNK_BYTES) {
@@ -290,13 +263,29 @@ pub(crate) fn decode_into(stream: &[u8], dst: &mut [u8], width: SymbolWidth) -> 
         if body_len == chunk.len() {
             chunk.copy_from_slice(body);
         } else {
-            read_chunk(&mut r, body, chunk, width)?;
+            read_chunk(k, &mut r, body, chunk, width)?;
         }
     }
     if offset != stream.len() {
         return Err(Fault);
     }
     Ok(())
+}
+
+/// Decodes the chunks of `stream` into `dst`, whose length is the tensor's raw bytes, with the
+/// kernels of `path` (the AVX-512 ones on [`Path::Avx512`], the portable ones otherwise); the
+/// stream must end exactly after the last chunk.
+///
+/// # Panics
+/// If `path` is not available on this CPU ([`Path::is_available`]).
+pub(crate) fn decode_into_with(path: Path, stream: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), Fault> {
+    assert!(path.is_available(), "{path:?} is not available on this CPU");
+    #[cfg(target_arch = "x86_64")]
+    if path == Path::Avx512 {
+        let k = super::x86::Avx512::detect().expect("Path::Avx512 implies the AVX-512 kernels' features");
+        return k.decode_into(stream, dst, width);
+    }
+    decode_into_generic(Portable, stream, dst, width)
 }
 
 /// The golden decoder's answer (golden checks the claimed `raw_bytes` against the stream before
@@ -314,11 +303,31 @@ pub(crate) fn too_short(stream: &[u8], raw_bytes: usize) -> bool {
 /// Decodes a chunk stream of a `raw_bytes`-byte tensor; same result as
 /// [`crate::golden::decode_stream`] for every input (a faulty stream gets golden's error).
 pub fn decode_stream(stream: &[u8], raw_bytes: usize, width: SymbolWidth) -> Result<Vec<u8>, DecodeError> {
+    decode_stream_with(Path::detect(), stream, raw_bytes, width)
+}
+
+/// The fast decoder alone on `path`: the decoded tensor, or `None` on any fault (no fallback to
+/// golden, no description). For the tests, which must see that a valid stream decodes here and
+/// not through the fallback, and for callers that only need to know whether a stream is valid.
+///
+/// # Panics
+/// If `path` is not available on this CPU ([`Path::is_available`]).
+pub fn decode_fast_only_with(path: Path, stream: &[u8], raw_bytes: usize, width: SymbolWidth) -> Option<Vec<u8>> {
+    if too_short(stream, raw_bytes) {
+        return None;
+    }
+    let mut out = vec![0u8; raw_bytes];
+    decode_into_with(path, stream, &mut out, width).ok().map(|()| out)
+}
+
+/// [`decode_stream`] with the kernels of an explicit [`Path`] (panics if this CPU cannot run
+/// it).
+pub fn decode_stream_with(path: Path, stream: &[u8], raw_bytes: usize, width: SymbolWidth) -> Result<Vec<u8>, DecodeError> {
     if too_short(stream, raw_bytes) {
         return golden_result(stream, raw_bytes, width);
     }
     let mut out = vec![0u8; raw_bytes];
-    match decode_into(stream, &mut out, width) {
+    match decode_into_with(path, stream, &mut out, width) {
         Ok(()) => Ok(out),
         // Golden describes the fault (and, were the two ever to disagree, its answer stands).
         Err(Fault) => golden_result(stream, raw_bytes, width),

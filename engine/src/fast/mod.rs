@@ -14,16 +14,21 @@
 
 pub mod decode;
 pub mod encode;
+mod kernels;
 pub mod path;
 pub mod planes;
 pub mod size;
 mod wide;
+// The AVX-512 kernels: intrinsics, each `unsafe` block with its safety argument there.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86;
 
 use crate::golden::chunk::chunk_offsets;
 use crate::golden::{BlockSizes, CHUNK_BYTES, DecodeError, SymbolWidth};
 use rayon::prelude::*;
 
-pub use decode::decode_stream;
+pub use decode::{decode_fast_only_with, decode_stream, decode_stream_with};
 pub use encode::{encode_stream, encode_stream_with};
 pub use path::Path;
 pub use size::block_sizes;
@@ -74,7 +79,7 @@ pub fn par_decode_stream(stream: &[u8], raw_bytes: usize, width: SymbolWidth) ->
         let start = offsets[first];
         let end = offsets.get(first + PAR_CHUNKS).copied().unwrap_or(stream.len());
         match stream.get(start..end) {
-            Some(part) => decode::decode_into(part, dst, width).is_ok(),
+            Some(part) => decode::decode_into_with(Path::detect(), part, dst, width).is_ok(),
             None => false,
         }
     });
