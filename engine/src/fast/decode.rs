@@ -1,12 +1,15 @@
 //! The fast decoder: each compressed chunk body is copied once into a zero-padded buffer, so the
-//! bit reader takes any field with one 8-byte load and no per-field bounds check; the prefix of
-//! every plane is classified from one 5-bit window. Every condition of FORMAT.md §9 is still
-//! detected — a field past the end shows as a read position beyond the body, checked after each
-//! block — but not described: on any fault the stream is handed to the golden decoder, which
-//! returns its exact typed error. So a stream decodes here iff it decodes with golden, to the
-//! same bytes, and a bad one gets golden's error.
+//! bit reader takes any field with one 8-byte load and no per-field bounds check; each plane's
+//! prefix code and its field come from one such window. Whole blocks are decoded in place in
+//! the output, through the per-block [`Kernels`] of the chosen [`Path`] (inverse transposes,
+//! the unpacking and scatter of ZVC / ZBX nonzeros, DBX's running sum with its borrow check:
+//! AVX-512 VBMI / GFNI instructions on [`Path::Avx512`], portable code otherwise). Every
+//! condition of FORMAT.md §9 is still detected — a field past the end shows as a read position
+//! beyond the body, checked after each block — but not described: on any fault the stream is
+//! handed to the golden decoder, which returns its exact typed error. So a stream decodes here
+//! iff it decodes with golden, to the same bytes, and a bad one gets golden's error.
 
-use super::kernels::{Kernels, Portable};
+use super::kernels::{Kernels, Portable, UNPACK_BYTES};
 use super::path::Path;
 use super::planes::{PLANES16, PLANES32};
 use crate::golden::block::planes::{MAX_PLANES, PlaneGeometry};
@@ -16,12 +19,22 @@ use crate::golden::error::DecodeError;
 use crate::golden::width::{BLOCK_BYTES, CHUNK_BYTES, SymbolWidth};
 
 /// Zero bytes behind the body in the reader's buffer: more than one block can read past the end
-/// (at most 3 + 1,105 bits) plus the 8-byte window, so a faulty block never leaves the buffer
-/// before the check after it.
+/// (at most 3 + 1,105 bits) plus the 8-byte window, and ZVC's nonzeros are unpacked from a
+/// 136-byte slice starting at most 67 bits into a block, so a faulty block never leaves the
+/// buffer before the check after it.
 const PAD_BYTES: usize = 256;
 
 /// A stream fault, described by re-running the golden decoder.
 pub(crate) struct Fault;
+
+/// Per-block work arrays, kept across blocks so that none is zeroed per block: every code
+/// writes the planes it then reads (`p[0..P]`), and the nonzeros' symbols it then scatters.
+struct Scratch {
+    /// The pre-XOR planes of the block being decoded.
+    planes: [u64; MAX_PLANES],
+    /// The nonzeros of a ZVC / ZBX block, in order.
+    packed: [u8; BLOCK_BYTES],
+}
 
 /// MSB-first reader over a chunk body copied into a zero-padded buffer.
 struct Reader {
@@ -44,7 +57,7 @@ impl Reader {
     /// Takes an `n`-bit field, 0 ≤ n ≤ 57.
     #[inline(always)]
     fn take(&mut self, n: u32) -> u64 {
-        let v = (self.window() >> 1) >> (63 - n);
+        let v = top_bits(self.window(), n);
         self.pos_bits += n as usize;
         v
     }
@@ -61,41 +74,61 @@ impl Reader {
     }
 }
 
-/// Decodes the prefix-coded planes (FORMAT.md §5.3) into the pre-XOR planes `p[0..P]`.
+/// The top `n` bits of `word` (0 ≤ n ≤ 63), as [`Reader::take`] extracts them.
+#[inline(always)]
+fn top_bits(word: u64, n: u32) -> u64 {
+    (word >> 1) >> (63 - n)
+}
+
+/// Longest verbatim plane whose prefix bit and plane bits fit in one [`Reader::window`].
+const ONE_WINDOW_PLANE_BITS: u32 = 56;
+
+/// Decodes the prefix-coded planes (FORMAT.md §5.3) into the pre-XOR planes `p[0..P]`. Each
+/// plane's code, and its field, come from one window (a verbatim plane over 56 bits takes
+/// a second read).
 #[inline(always)]
 fn read_planes(r: &mut Reader, geo: PlaneGeometry, p: &mut [u64; MAX_PLANES]) -> Result<(), Fault> {
     let top = geo.planes as usize - 1;
     let ones = geo.ones();
-    let (run_bits, pos_bits) = (geo.run_field_bits(), geo.pos_field_bits());
+    let (run_bits, pos_bits, plane_bits) = (geo.run_field_bits(), geo.pos_field_bits(), geo.plane_bits);
     let mut above = 0u64;
     let mut j = top as isize;
     while j >= 0 {
-        let prefix = (r.window() >> 59) as u32;
-        let plane = if prefix & 0b10000 != 0 {
-            r.pos_bits += 1;
-            r.take64(geo.plane_bits) ^ above
-        } else if prefix & 0b01000 != 0 {
-            r.pos_bits += 2;
-            let run = r.take(run_bits) as isize + 2;
+        let win = r.window();
+        let plane = if win >> 63 != 0 {
+            // `1` + the plane.
+            if plane_bits <= ONE_WINDOW_PLANE_BITS {
+                r.pos_bits += 1 + plane_bits as usize;
+                top_bits(win << 1, plane_bits) ^ above
+            } else {
+                r.pos_bits += 1;
+                r.take64(plane_bits) ^ above
+            }
+        } else if win >> 62 != 0 {
+            // `01` + a run length − 2.
+            let run = top_bits(win << 2, run_bits) as isize + 2;
+            r.pos_bits += 2 + run_bits as usize;
             if run > j + 1 {
                 return Err(Fault);
             }
             p[(j + 1 - run) as usize..=j as usize].fill(above);
             j -= run;
             continue;
-        } else if prefix & 0b00100 != 0 {
+        } else if win >> 61 != 0 {
+            // `001`: a zero plane.
             r.pos_bits += 3;
             above
         } else {
             r.pos_bits += 5;
-            match prefix & 0b11 {
+            match (win >> 59) & 0b11 {
                 0b00 => ones ^ above,
                 0b01 if j as usize == top => return Err(Fault),
                 0b01 => 0,
                 code => {
-                    let pos = r.take(pos_bits) as u32;
+                    let pos = top_bits(win << 5, pos_bits) as u32;
+                    r.pos_bits += pos_bits as usize;
                     let (span, x) = if code == 0b10 { (2, 3u64) } else { (1, 1u64) };
-                    if pos + span > geo.plane_bits {
+                    if pos + span > plane_bits {
                         return Err(Fault);
                     }
                     (x << pos) ^ above
@@ -129,18 +162,10 @@ fn read_base(r: &mut Reader, width: SymbolWidth) -> Result<u32, Fault> {
     Ok((((raw << shift) as i32) >> shift) as u32 & width.mask())
 }
 
-/// Reads `count` `w`-bit symbols (ZVC's nonzeros) into the first symbols of `packed`.
-#[inline(always)]
-fn read_symbols(r: &mut Reader, count: u32, width: SymbolWidth, packed: &mut [u8; BLOCK_BYTES]) {
-    let bytes = width.bits() as usize / 8;
-    for c in packed.chunks_exact_mut(bytes).take(count as usize) {
-        c.copy_from_slice(&(r.take(width.bits()) as u32).to_le_bytes()[..bytes]);
-    }
-}
-
 /// Decodes one block (tag + payload) into `block`, every byte of it written.
 #[inline(always)]
-fn read_block<K: Kernels>(k: K, r: &mut Reader, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES]) -> Result<(), Fault> {
+fn read_block<K: Kernels>(k: K, r: &mut Reader, s: &mut Scratch, width: SymbolWidth, block: &mut [u8; BLOCK_BYTES]) -> Result<(), Fault> {
+    let Scratch { planes: p, packed } = s;
     let tag = match r.take(TAG_BITS) {
         0 => Tag::Zvc,
         1 => Tag::Dbx,
@@ -160,23 +185,34 @@ fn read_block<K: Kernels>(k: K, r: &mut Reader, width: SymbolWidth, block: &mut 
         }
         Tag::Zvc => {
             let mask = r.take64(n as u32);
-            let mut packed = [0u8; BLOCK_BYTES];
-            read_symbols(r, mask.count_ones(), width, &mut packed);
-            if w16 { k.expand16(&packed, mask, block) } else { k.expand32(&packed, mask, block) }
+            let count = mask.count_ones();
+            // The nonzeros are `count` consecutive w-bit fields: unpacked at once, then put in
+            // place. (Past a faulty body the buffer's padding keeps this slice inside it, and
+            // the position check after the block catches the fault.)
+            let byte = r.pos_bits / 8;
+            let bits: &[u8; UNPACK_BYTES] = r.buf.get(byte..byte + UNPACK_BYTES).ok_or(Fault)?.try_into().expect("UNPACK_BYTES bytes");
+            let shift = (r.pos_bits % 8) as u32;
+            if w16 {
+                k.unpack16(bits, shift, count, packed);
+                k.expand16(packed, mask, block);
+            } else {
+                k.unpack32(bits, shift, count, packed);
+                k.expand32(packed, mask, block);
+            }
+            r.pos_bits += (count * width.bits()) as usize;
         }
         Tag::Dbx => {
             let base = read_base(r, width)?;
-            let mut p = [0u64; MAX_PLANES];
-            read_planes(r, dbx::geometry(width), &mut p)?;
+            read_planes(r, dbx::geometry(width), p)?;
             // The N − 1 low deltas as symbols 1…N − 1 (planes of N − 1 values unshifted), the
             // base as symbol 0, then the running sum; a wrap must be where the borrow plane
             // (the top one) says.
             let ok = if w16 {
-                k.from_planes16(&p, 0, block);
+                k.from_planes16(p, 0, block);
                 block[..2].copy_from_slice(&(base as u16).to_le_bytes());
                 k.prefix_sum16(block, p[PLANES16])
             } else {
-                k.from_planes32(&p, 0, block);
+                k.from_planes32(p, 0, block);
                 block[..4].copy_from_slice(&base.to_le_bytes());
                 k.prefix_sum32(block, p[PLANES32])
             };
@@ -185,9 +221,8 @@ fn read_block<K: Kernels>(k: K, r: &mut Reader, width: SymbolWidth, block: &mut 
             }
         }
         Tag::Bx => {
-            let mut p = [0u64; MAX_PLANES];
-            read_planes(r, bx::geometry(width, n), &mut p)?;
-            if w16 { k.from_planes16(&p, 0, block) } else { k.from_planes32(&p, 0, block) }
+            read_planes(r, bx::geometry(width, n), p)?;
+            if w16 { k.from_planes16(p, 0, block) } else { k.from_planes32(p, 0, block) }
         }
         Tag::Zbx => {
             let mask = r.take64(n as u32);
@@ -196,16 +231,14 @@ fn read_block<K: Kernels>(k: K, r: &mut Reader, width: SymbolWidth, block: &mut 
                 block.fill(0);
                 return Ok(());
             }
-            let mut p = [0u64; MAX_PLANES];
-            read_planes(r, bx::geometry(width, count as usize), &mut p)?;
+            read_planes(r, bx::geometry(width, count as usize), p)?;
             // The nonzeros' planes of `count` values, as the first symbols, then put in place.
-            let mut packed = [0u8; BLOCK_BYTES];
             if w16 {
-                k.from_planes16(&p, n as u32 - count, &mut packed);
-                k.expand16(&packed, mask, block);
+                k.from_planes16(p, n as u32 - count, packed);
+                k.expand16(packed, mask, block);
             } else {
-                k.from_planes32(&p, n as u32 - count, &mut packed);
-                k.expand32(&packed, mask, block);
+                k.from_planes32(p, n as u32 - count, packed);
+                k.expand32(packed, mask, block);
             }
         }
     }
@@ -215,14 +248,14 @@ fn read_block<K: Kernels>(k: K, r: &mut Reader, width: SymbolWidth, block: &mut 
 /// Decodes one compressed chunk body into `dst` (the chunk's raw bytes); whole blocks are
 /// decoded in place.
 #[inline(always)]
-fn read_chunk<K: Kernels>(k: K, r: &mut Reader, body: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), Fault> {
+fn read_chunk<K: Kernels>(k: K, r: &mut Reader, s: &mut Scratch, body: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), Fault> {
     r.buf[..body.len()].copy_from_slice(body);
     r.buf[body.len()..body.len() + PAD_BYTES].fill(0);
     r.pos_bits = 0;
     let end_bits = body.len() * 8;
     let mut blocks = dst.chunks_exact_mut(BLOCK_BYTES);
     for block in &mut blocks {
-        read_block(k, r, width, block.try_into().expect("128 bytes"))?;
+        read_block(k, r, s, width, block.try_into().expect("128 bytes"))?;
         if r.pos_bits > end_bits {
             return Err(Fault);
         }
@@ -230,7 +263,7 @@ fn read_chunk<K: Kernels>(k: K, r: &mut Reader, body: &[u8], dst: &mut [u8], wid
     let tail = blocks.into_remainder();
     if !tail.is_empty() {
         let mut block = [0u8; BLOCK_BYTES];
-        read_block(k, r, width, &mut block)?;
+        read_block(k, r, s, width, &mut block)?;
         // The zero padding of a final partial block must decode as zeros (FORMAT.md §7,
         // golden's `PaddingNotZero`).
         if r.pos_bits > end_bits || block[tail.len()..].iter().any(|&b| b != 0) {
@@ -250,6 +283,7 @@ fn read_chunk<K: Kernels>(k: K, r: &mut Reader, body: &[u8], dst: &mut [u8], wid
 #[inline(always)]
 pub(crate) fn decode_into_generic<K: Kernels>(k: K, stream: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), Fault> {
     let mut r = Box::new(Reader { buf: [0; CHUNK_BYTES + PAD_BYTES], pos_bits: 0 });
+    let mut s = Scratch { planes: [0; MAX_PLANES], packed: [0; BLOCK_BYTES] };
     let mut offset = 0usize;
     for chunk in dst.chunks_mut(CHUNK_BYTES) {
         let header = stream.get(offset..offset + HEADER_BYTES).ok_or(Fault)?;
@@ -263,7 +297,7 @@ pub(crate) fn decode_into_generic<K: Kernels>(k: K, stream: &[u8], dst: &mut [u8
         if body_len == chunk.len() {
             chunk.copy_from_slice(body);
         } else {
-            read_chunk(k, &mut r, body, chunk, width)?;
+            read_chunk(k, &mut r, &mut s, body, chunk, width)?;
         }
     }
     if offset != stream.len() {

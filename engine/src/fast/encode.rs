@@ -1,8 +1,9 @@
 //! The fast encoder: the [SWAR size model](super::size) picks each block's code, a word-at-a-time
 //! bit writer into a fixed chunk buffer writes it, and chunks go straight into the output. The
-//! planes come from the 8 × 8-tile transposes of [`super::planes`], their prefix-code cases in
-//! the golden `classify_planes` order of tests; the tests in `engine/tests/fast.rs` check the
-//! bits against the golden encoder's.
+//! planes come from the transposes of the path's per-block kernels (`super::kernels`: the
+//! 8 × 8-tile code of [`super::planes`], or AVX-512 VBMI / GFNI on [`Path::Avx512`]), their
+//! prefix-code cases in the golden `classify_planes` order of tests; the tests in
+//! `engine/tests/fast.rs` check the bits against the golden encoder's on every path.
 
 use super::kernels::{Kernels, Portable};
 use super::path::Path;

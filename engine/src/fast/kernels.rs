@@ -18,6 +18,9 @@ use crate::golden::width::BLOCK_BYTES;
 pub const SYMBOLS32: usize = BLOCK_BYTES / 4;
 /// 16-bit symbols per block.
 pub const SYMBOLS16: usize = BLOCK_BYTES / 2;
+/// Bytes of bit stream [`Kernels::unpack16`] / [`Kernels::unpack32`] read: a block of fields
+/// from a bit offset below 8, and the word after it.
+pub const UNPACK_BYTES: usize = BLOCK_BYTES + 8;
 
 /// One build of the per-block kernels (a zero-sized value; the AVX-512 one is a proof that the
 /// CPU has the features, so only its detection makes one).
@@ -38,6 +41,12 @@ pub(crate) trait Kernels: Copy {
     fn expand16(self, packed: &[u8; BLOCK_BYTES], mask: u64, out: &mut [u8; BLOCK_BYTES]);
     /// [`Kernels::expand16`] for 32-bit symbols (bit `31 − i` of `mask` for symbol `i`).
     fn expand32(self, packed: &[u8; BLOCK_BYTES], mask: u64, out: &mut [u8; BLOCK_BYTES]);
+    /// Symbols `0…count` of `out` are the `count` 16-bit MSB-first fields that start at bit
+    /// `shift` (< 8, counted from the most significant bit of byte 0) of `bits`; the other
+    /// symbols of `out` are unspecified.
+    fn unpack16(self, bits: &[u8; UNPACK_BYTES], shift: u32, count: u32, out: &mut [u8; BLOCK_BYTES]);
+    /// [`Kernels::unpack16`] for 32-bit fields.
+    fn unpack32(self, bits: &[u8; UNPACK_BYTES], shift: u32, count: u32, out: &mut [u8; BLOCK_BYTES]);
     /// Replaces the 16-bit symbols `d` of `syms` by their running sums `d[0] + … + d[k]`
     /// mod 2^16; true iff the sum wrapped at symbol `k` exactly where bit `63 − k` of `borrow`
     /// is set, for every k ≥ 1 (and bit 63 of `borrow` is clear).
@@ -92,6 +101,22 @@ impl Kernels for Portable {
     #[inline(always)]
     fn expand32(self, packed: &[u8; BLOCK_BYTES], mask: u64, out: &mut [u8; BLOCK_BYTES]) {
         expand_scalar::<4>(packed, mask, SYMBOLS32, out)
+    }
+
+    #[inline(always)]
+    fn unpack16(self, bits: &[u8; UNPACK_BYTES], shift: u32, count: u32, out: &mut [u8; BLOCK_BYTES]) {
+        for (i, c) in out.chunks_exact_mut(2).take(count as usize).enumerate() {
+            let word = u32::from_be_bytes(bits[2 * i..2 * i + 4].try_into().expect("4 bytes"));
+            c.copy_from_slice(&(((word << shift) >> 16) as u16).to_le_bytes());
+        }
+    }
+
+    #[inline(always)]
+    fn unpack32(self, bits: &[u8; UNPACK_BYTES], shift: u32, count: u32, out: &mut [u8; BLOCK_BYTES]) {
+        for (i, c) in out.chunks_exact_mut(4).take(count as usize).enumerate() {
+            let word = u64::from_be_bytes(bits[4 * i..4 * i + 8].try_into().expect("8 bytes"));
+            c.copy_from_slice(&(((word << shift) >> 32) as u32).to_le_bytes());
+        }
     }
 
     #[inline(always)]
@@ -163,6 +188,19 @@ mod tests {
     }
 
     #[test]
+    fn portable_unpack_reads_msb_first_fields() {
+        // Fields 0xABCD, 0x1234 from bit 3: 000 1010101111001101 0001001000110100 0...
+        let mut bits = [0u8; UNPACK_BYTES];
+        let stream = (0xABCDu64 << 45) | (0x1234u64 << 29);
+        bits[..8].copy_from_slice(&stream.to_be_bytes());
+        let mut out = [0u8; BLOCK_BYTES];
+        Portable.unpack16(&bits, 3, 2, &mut out);
+        assert_eq!(&out[..4], &[0xCD, 0xAB, 0x34, 0x12]);
+        Portable.unpack32(&bits, 3, 1, &mut out);
+        assert_eq!(&out[..4], &[0x34, 0x12, 0xCD, 0xAB]);
+    }
+
+    #[test]
     fn portable_expand_places_the_nonzeros() {
         let mut packed = [0u8; BLOCK_BYTES];
         packed[0..4].copy_from_slice(&[1, 2, 3, 4]);
@@ -215,6 +253,16 @@ mod tests {
             Portable.expand32(&block, mask32, &mut a);
             k.expand32(&block, mask32, &mut b);
             assert_eq!(a, b, "expand32 {mask32:x}");
+            let mut bits = [0u8; UNPACK_BYTES];
+            rng.fill(&mut bits[..]);
+            let (shift, count) = (rng.gen_range(0..8u32), rng.gen_range(0..=SYMBOLS16 as u32));
+            Portable.unpack16(&bits, shift, count, &mut a);
+            k.unpack16(&bits, shift, count, &mut b);
+            assert_eq!(a[..2 * count as usize], b[..2 * count as usize], "unpack16 {shift} {count}");
+            let count = count / 2;
+            Portable.unpack32(&bits, shift, count, &mut a);
+            k.unpack32(&bits, shift, count, &mut b);
+            assert_eq!(a[..4 * count as usize], b[..4 * count as usize], "unpack32 {shift} {count}");
             // The borrows of the sums themselves (so the check passes), then one flipped.
             let (mut a, mut b) = (block, block);
             let mut probe = block;

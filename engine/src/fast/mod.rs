@@ -9,6 +9,10 @@
 //! * [`planes`]: 16-bit bit-plane transposes from 8 × 8 tiles in 64-bit words.
 //! * [`decode`]: a padded-buffer bit reader without per-field checks; faults are described by
 //!   the golden decoder.
+//! * `kernels` (private): the per-block transposes, scatters, unpacking and prefix sums of the
+//!   encoder and decoder behind one trait, built portable and (module `x86`, on
+//!   [`Path::Avx512`]) with AVX-512 VBMI / VBMI2 and GFNI instructions: `VPERMI2B` +
+//!   `GF2P8AFFINEQB` + `VPERMB` per 128-byte transpose.
 //! * the `par_*` functions here: whole tensors, chunk groups in parallel on all cores (rayon),
 //!   with exactly the sequential result.
 

@@ -21,7 +21,7 @@
 
 use super::decode::{self, Fault};
 use super::encode;
-use super::kernels::{Kernels, SYMBOLS32};
+use super::kernels::{Kernels, SYMBOLS32, UNPACK_BYTES};
 use super::planes::{PLANES16, PLANES32};
 use crate::golden::block::planes::MAX_PLANES;
 use crate::golden::width::{BLOCK_BYTES, SymbolWidth};
@@ -266,6 +266,42 @@ fn expand32(packed: &[u8; BLOCK_BYTES], mask: u64, out: &mut [u8; BLOCK_BYTES]) 
     store_block(out, lo, hi);
 }
 
+/// `VPSHUFB` control that reverses the bytes of each 16-bit lane.
+static SWAP16: Table = byte_swap(2);
+/// `VPSHUFB` control that reverses the bytes of each 32-bit lane.
+static SWAP32: Table = byte_swap(4);
+
+/// The `VPSHUFB` control reversing each `lane`-byte group (indices are within 16-byte lanes).
+const fn byte_swap(lane: usize) -> Table {
+    let mut t = [0u8; LANE_BYTES];
+    let mut i = 0;
+    while i < LANE_BYTES {
+        t[i] = ((i % 16) / lane * lane + (lane - 1 - i % lane)) as u8;
+        i += 1;
+    }
+    Table(t)
+}
+
+/// [`Kernels::unpack16`]: each lane's big-endian word and the next one, funnel-shifted.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+fn unpack16(bits: &[u8; UNPACK_BYTES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
+    let (swap, s) = (table(&SWAP16), _mm512_set1_epi16(shift as i16));
+    let lo = _mm512_shldv_epi16(_mm512_shuffle_epi8(load64(bits, 0), swap), _mm512_shuffle_epi8(load64(bits, 2), swap), s);
+    let hi = _mm512_shldv_epi16(_mm512_shuffle_epi8(load64(bits, 64), swap), _mm512_shuffle_epi8(load64(bits, 66), swap), s);
+    store_block(out, lo, hi);
+}
+
+/// [`Kernels::unpack32`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+fn unpack32(bits: &[u8; UNPACK_BYTES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
+    let (swap, s) = (table(&SWAP32), _mm512_set1_epi32(shift as i32));
+    let lo = _mm512_shldv_epi32(_mm512_shuffle_epi8(load64(bits, 0), swap), _mm512_shuffle_epi8(load64(bits, 4), swap), s);
+    let hi = _mm512_shldv_epi32(_mm512_shuffle_epi8(load64(bits, 64), swap), _mm512_shuffle_epi8(load64(bits, 68), swap), s);
+    store_block(out, lo, hi);
+}
+
 /// 16-bit lanes shifted up by `s` lanes (zeros below).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
@@ -398,6 +434,16 @@ impl Kernels for Avx512 {
     #[inline(always)]
     fn expand32(self, packed: &[u8; BLOCK_BYTES], mask: u64, out: &mut [u8; BLOCK_BYTES]) {
         unsafe { expand32(packed, mask, out) }
+    }
+
+    #[inline(always)]
+    fn unpack16(self, bits: &[u8; UNPACK_BYTES], shift: u32, _count: u32, out: &mut [u8; BLOCK_BYTES]) {
+        unsafe { unpack16(bits, shift, out) }
+    }
+
+    #[inline(always)]
+    fn unpack32(self, bits: &[u8; UNPACK_BYTES], shift: u32, _count: u32, out: &mut [u8; BLOCK_BYTES]) {
+        unsafe { unpack32(bits, shift, out) }
     }
 
     #[inline(always)]
