@@ -208,11 +208,11 @@ fn read_block<K: Kernels>(k: K, r: &mut Reader, s: &mut Scratch, width: SymbolWi
             // base as symbol 0, then the running sum; a wrap must be where the borrow plane
             // (the top one) says.
             let ok = if w16 {
-                k.from_planes16(p, 0, block);
+                k.planes_to_symbols16(p, 0, block);
                 block[..2].copy_from_slice(&(base as u16).to_le_bytes());
                 k.prefix_sum16(block, p[PLANES16])
             } else {
-                k.from_planes32(p, 0, block);
+                k.planes_to_symbols32(p, 0, block);
                 block[..4].copy_from_slice(&base.to_le_bytes());
                 k.prefix_sum32(block, p[PLANES32])
             };
@@ -222,7 +222,7 @@ fn read_block<K: Kernels>(k: K, r: &mut Reader, s: &mut Scratch, width: SymbolWi
         }
         Tag::Bx => {
             read_planes(r, bx::geometry(width, n), p)?;
-            if w16 { k.from_planes16(p, 0, block) } else { k.from_planes32(p, 0, block) }
+            if w16 { k.planes_to_symbols16(p, 0, block) } else { k.planes_to_symbols32(p, 0, block) }
         }
         Tag::Zbx => {
             let mask = r.take64(n as u32);
@@ -234,10 +234,10 @@ fn read_block<K: Kernels>(k: K, r: &mut Reader, s: &mut Scratch, width: SymbolWi
             read_planes(r, bx::geometry(width, count as usize), p)?;
             // The nonzeros' planes of `count` values, as the first symbols, then put in place.
             if w16 {
-                k.from_planes16(p, n as u32 - count, packed);
+                k.planes_to_symbols16(p, n as u32 - count, packed);
                 k.expand16(packed, mask, block);
             } else {
-                k.from_planes32(p, n as u32 - count, packed);
+                k.planes_to_symbols32(p, n as u32 - count, packed);
                 k.expand32(packed, mask, block);
             }
         }

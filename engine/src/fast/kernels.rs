@@ -10,12 +10,10 @@
 //! 32-bit symbols in 128 bytes. Planes are in the golden layout (FORMAT.md §5.1): a plane of `L`
 //! values holds value `m` at bit `L − 1 − m`.
 
-use super::planes::{PLANES16, PLANES32, from_planes16, from_planes32, to_planes16, to_planes32};
+use super::planes::{PLANES16, PLANES32, SYMBOLS32, from_planes16, from_planes32, to_planes16, to_planes32};
 use crate::golden::block::planes::MAX_PLANES;
 use crate::golden::width::BLOCK_BYTES;
 
-/// 32-bit symbols per block.
-pub const SYMBOLS32: usize = BLOCK_BYTES / 4;
 /// 16-bit symbols per block.
 pub const SYMBOLS16: usize = BLOCK_BYTES / 2;
 /// Bytes of bit stream [`Kernels::unpack16`] / [`Kernels::unpack32`] read: a block of fields
@@ -28,10 +26,10 @@ pub(crate) trait Kernels: Copy {
     /// The 64 16-bit symbols whose plane `j` (j < 16) is `p[j] << shift` in the 64-value layout
     /// (symbol `m` at bit `63 − m`): a plane of `L` values with `shift = 64 − L` puts value `m`
     /// at symbol `m`, with `shift = 63 − L` at symbol `m + 1`.
-    fn from_planes16(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]);
+    fn planes_to_symbols16(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]);
     /// The 32 32-bit symbols whose plane `j` (j < 32) is `p[j] << shift` in the 32-value layout
     /// (symbol `m` at bit `31 − m`; `p[j] << shift` must fit in 32 bits).
-    fn from_planes32(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]);
+    fn planes_to_symbols32(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]);
     /// The 16 planes of the 64 16-bit symbols of `block` (symbol `m` at bit `63 − m`).
     fn to_planes16(self, block: &[u8; BLOCK_BYTES]) -> [u64; PLANES16];
     /// The 32 planes of 32 32-bit symbols (symbol `m` at bit `31 − m`).
@@ -62,7 +60,7 @@ pub(crate) struct Portable;
 
 impl Kernels for Portable {
     #[inline(always)]
-    fn from_planes16(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
+    fn planes_to_symbols16(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
         let mut q = [0u64; PLANES16];
         for (o, &plane) in q.iter_mut().zip(p) {
             *o = plane << shift;
@@ -71,7 +69,7 @@ impl Kernels for Portable {
     }
 
     #[inline(always)]
-    fn from_planes32(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
+    fn planes_to_symbols32(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
         let mut q = [0u64; PLANES32];
         for (o, &plane) in q.iter_mut().zip(p) {
             *o = plane << shift;
@@ -233,14 +231,14 @@ mod tests {
             }
             let shift = rng.gen_range(0..64u32);
             let (mut a, mut b) = ([0u8; BLOCK_BYTES], [0u8; BLOCK_BYTES]);
-            Portable.from_planes16(&p, shift, &mut a);
-            k.from_planes16(&p, shift, &mut b);
+            Portable.planes_to_symbols16(&p, shift, &mut a);
+            k.planes_to_symbols16(&p, shift, &mut b);
             assert_eq!(a, b, "from_planes16 shift {shift}");
             let p32 = p.map(|x| x & 0xFFFF_FFFF);
             let shift32 = rng.gen_range(0..32u32);
             let p32 = p32.map(|x| x >> shift32);
-            Portable.from_planes32(&p32, shift32, &mut a);
-            k.from_planes32(&p32, shift32, &mut b);
+            Portable.planes_to_symbols32(&p32, shift32, &mut a);
+            k.planes_to_symbols32(&p32, shift32, &mut b);
             assert_eq!(a, b, "from_planes32 shift {shift32}");
             assert_eq!(Portable.to_planes16(&block), k.to_planes16(&block));
             let syms: [u32; SYMBOLS32] = std::array::from_fn(|i| u32::from_le_bytes(block[4 * i..4 * i + 4].try_into().unwrap()));

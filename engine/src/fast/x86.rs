@@ -21,8 +21,8 @@
 
 use super::decode::{self, Fault};
 use super::encode;
-use super::kernels::{Kernels, SYMBOLS32, UNPACK_BYTES};
-use super::planes::{PLANES16, PLANES32};
+use super::kernels::{Kernels, UNPACK_BYTES};
+use super::planes::{PLANES16, PLANES32, SYMBOLS32};
 use crate::golden::block::planes::MAX_PLANES;
 use crate::golden::width::{BLOCK_BYTES, SymbolWidth};
 use std::arch::x86_64::*;
@@ -175,7 +175,7 @@ fn planes_of_symbols(a: __m512i, b: __m512i, l: &Layout) -> (__m512i, __m512i) {
     (_mm512_permutex2var_epi8(t0, table(&l.scatter[0]), t1), _mm512_permutex2var_epi8(t0, table(&l.scatter[1]), t1))
 }
 
-/// [`Kernels::from_planes16`].
+/// [`Kernels::planes_to_symbols16`].
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 fn from_planes16(p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
@@ -186,7 +186,7 @@ fn from_planes16(p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES])
     store_block(out, lo, hi);
 }
 
-/// [`Kernels::from_planes32`]: the planes shifted and narrowed to 32 bits, then transposed.
+/// [`Kernels::planes_to_symbols32`]: the planes shifted and narrowed to 32 bits, then transposed.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 fn from_planes32(p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
@@ -407,12 +407,12 @@ fn encode_avx512(k: Avx512, path: super::Path, data: &[u8], width: SymbolWidth, 
 // the `#[target_feature]` function called.
 impl Kernels for Avx512 {
     #[inline(always)]
-    fn from_planes16(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
+    fn planes_to_symbols16(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
         unsafe { from_planes16(p, shift, out) }
     }
 
     #[inline(always)]
-    fn from_planes32(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
+    fn planes_to_symbols32(self, p: &[u64; MAX_PLANES], shift: u32, out: &mut [u8; BLOCK_BYTES]) {
         unsafe { from_planes32(p, shift, out) }
     }
 
