@@ -1,5 +1,5 @@
-//! Throughput of the codec's hot paths on one core, golden and fast side by side (the size model
-//! and the encoder also on each SIMD path, `fast-portable` / `fast-avx2` / `fast-avx512`):
+//! Throughput of the codec's hot paths on one core, golden and fast side by side (the size model,
+//! the encoder and the decoder also on each SIMD path, `fast-portable` / `fast-avx2` / `fast-avx512`):
 //! size model, encoder, decoder, in bytes of uncompressed tensor per second (wall clock; the CPU-time
 //! figures of BENCHMARKS.md come from `examples/fast_cpu_throughput.rs`), plus the parallel
 //! (`par_*`) fast paths on all cores. Inputs: 4 MiB of synthetic activation-like blocks per width
@@ -59,16 +59,15 @@ fn codec(c: &mut Criterion) {
             let w = *width;
             g.throughput(Throughput::Bytes(data.len() as u64));
             let stream = golden::encode_stream(data, w);
-            // The size model and the encoder (which batches it) on each SIMD path this CPU has.
-            if op != "decode" {
-                for path in fast::Path::available() {
-                    let id = BenchmarkId::new(format!("fast-{}", path.name()), name);
-                    if op == "size_model" {
-                        g.bench_function(id, |b| b.iter(|| fast::blocks_sizes_with(path, black_box(data), w).iter().map(|s| s.choice().1 as u64).sum::<u64>()));
-                    } else {
-                        g.bench_function(id, |b| b.iter(|| fast::encode_stream_with(path, black_box(data), w)));
-                    }
-                }
+            // The size model, the encoder (which batches it) and the decoder (the AVX-512
+            // kernels on `avx512`, the portable ones otherwise) on each SIMD path this CPU has.
+            for path in fast::Path::available() {
+                let id = BenchmarkId::new(format!("fast-{}", path.name()), name);
+                match op {
+                    "size_model" => g.bench_function(id, |b| b.iter(|| fast::blocks_sizes_with(path, black_box(data), w).iter().map(|s| s.choice().1 as u64).sum::<u64>())),
+                    "encode" => g.bench_function(id, |b| b.iter(|| fast::encode_stream_with(path, black_box(data), w))),
+                    _ => g.bench_function(id, |b| b.iter(|| fast::decode_stream_with(path, black_box(&stream), data.len(), w).unwrap())),
+                };
             }
             for path in ["golden", "fast", "par"] {
                 let id = BenchmarkId::new(path, name);

@@ -5,8 +5,10 @@
 //! Run: `cargo run --release -p engine --example fast_cpu_throughput [DATA_DIR]` (default: the
 //! repository's `data/`). Inputs: every F32 tensor of every `*.safetensors` file under it, as
 //! captured with w = 32, and their bf16 round-to-nearest-even conversion with w = 16.
-//! The size model is also timed on each SIMD path this CPU has (`portable`, `avx2`, `avx512`);
-//! the `fast` rows use the fastest. The load average is printed at the start and the end.
+//! Size model, encoder and decoder are also timed on each SIMD path this CPU has (`portable`,
+//! `avx2`, `avx512`; the encoder's transposes and the decoder's kernels are AVX-512 on
+//! `avx512`, portable on the others); the `fast` rows use the fastest. The load average is
+//! printed at the start and the end.
 //! For instruction counts: `valgrind --tool=callgrind target/release/examples/fast_cpu_throughput
 //! --once OP` runs one pass of OP (`golden-size`, `fast-size`, `fast-size-PATH`, `golden-encode`, `fast-encode`,
 //! `golden-decode`, `fast-decode`) over both widths and prints the blocks it coded.
@@ -137,6 +139,7 @@ fn main() {
     for (name, w, data) in &inputs {
         let stream = golden::encode_stream(data, *w);
         assert_eq!(fast::encode_stream(data, *w), stream, "fast encoder differs from golden");
+        assert!(fast::decode_fast_only_with(fast::Path::detect(), &stream, data.len(), *w).as_ref() == Some(data), "fast decoder differs from the input");
         let mb = data.len() as f64 / 1e6;
         let g = [
             cpu_rate(data.len(), || golden_sizes(data, *w)),
@@ -154,8 +157,12 @@ fn main() {
             wall_rate(data.len(), || fast::par_decode_stream(&stream, data.len(), *w).unwrap().len()),
         ];
         for path in fast::Path::available() {
-            let r = cpu_rate(data.len(), || path_sizes(path, data, *w));
-            println!("{name:<14} {mb:>7.1} {:<7} {:>12.3} {:>12} {:>12}   (CPU time, 1 core; size model on this path)", path.name(), r / 1e9, "", "");
+            let r = [
+                cpu_rate(data.len(), || path_sizes(path, data, *w)),
+                cpu_rate(data.len(), || fast::encode_stream_with(path, data, *w).len()),
+                cpu_rate(data.len(), || fast::decode_stream_with(path, &stream, data.len(), *w).unwrap().len()),
+            ];
+            println!("{name:<14} {mb:>7.1} {:<7} {:>12.3} {:>12.3} {:>12.3}   (CPU time, 1 core; this path)", path.name(), r[0] / 1e9, r[1] / 1e9, r[2] / 1e9);
         }
         for (path, r) in [("golden", g), ("fast", f)] {
             println!("{name:<14} {mb:>7.1} {path:<7} {:>12.3} {:>12.3} {:>12.3}   (CPU time, 1 core)", r[0] / 1e9, r[1] / 1e9, r[2] / 1e9);

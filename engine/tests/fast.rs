@@ -37,6 +37,10 @@ fn check_blocks(data: &[u8], width: SymbolWidth) {
         assert_eq!(fast::encode_stream_with(path, data, width), stream, "{path:?} {width:?} stream bits");
     }
     assert_eq!(fast::decode_stream(&stream, data.len(), width).as_deref(), Ok(data), "{width:?} decoded bytes");
+    for path in fast::Path::available() {
+        // The fast decoder itself, not its fallback to golden, must decode a valid stream.
+        assert_eq!(fast::decode_fast_only_with(path, &stream, data.len(), width).as_deref(), Some(data), "{path:?} {width:?} decoded bytes");
+    }
 }
 
 /// The paths `PLANEZIP_REQUIRE_PATHS` (comma-separated names, e.g. `avx2,avx512`) names must all
@@ -192,6 +196,9 @@ proptest! {
         prop_assert_eq!(&fast::par_encode_stream(&data, width), &stream);
         prop_assert_eq!(fast::decode_stream(&stream, len, width), Ok(data.clone()));
         prop_assert_eq!(fast::par_decode_stream(&stream, len, width), Ok(data.clone()));
+        for path in fast::Path::available() {
+            prop_assert_eq!(fast::decode_fast_only_with(path, &stream, len, width), Some(data.clone()));
+        }
     }
 
     #[test]
@@ -210,6 +217,11 @@ proptest! {
         let want = golden::decode_stream(&stream[..cut], len, width);
         prop_assert_eq!(&fast::decode_stream(&stream[..cut], len, width), &want);
         prop_assert_eq!(&fast::par_decode_stream(&stream[..cut], len, width), &want);
+        for path in fast::Path::available() {
+            prop_assert_eq!(&fast::decode_stream_with(path, &stream[..cut], len, width), &want);
+            // The fast decoder faults exactly where golden errs.
+            prop_assert_eq!(fast::decode_fast_only_with(path, &stream[..cut], len, width), want.clone().ok());
+        }
     }
 }
 
@@ -230,6 +242,9 @@ fn every_truncation_and_typed_error_matches_golden() {
             bad[bit / 8] ^= 0x80 >> (bit % 8);
             let want = golden::decode_stream(&bad, data.len(), width);
             assert_eq!(fast::decode_stream(&bad, data.len(), width), want, "flip of bit {bit}");
+            for path in fast::Path::available() {
+                assert_eq!(fast::decode_fast_only_with(path, &bad, data.len(), width), want.clone().ok(), "{path:?} flip of bit {bit}");
+            }
             assert_eq!(fast::par_decode_stream(&bad, data.len(), width), want, "flip of bit {bit}");
         }
         // A claimed size far beyond what the stream can hold is refused, not allocated.

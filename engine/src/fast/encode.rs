@@ -1,11 +1,13 @@
 //! The fast encoder: the [SWAR size model](super::size) picks each block's code, a word-at-a-time
 //! bit writer into a fixed chunk buffer writes it, and chunks go straight into the output. The
-//! planes come from the 8 × 8-tile transposes of [`super::planes`], their prefix-code cases in
-//! the golden `classify_planes` order of tests; the tests in `engine/tests/fast.rs` check the
-//! bits against the golden encoder's.
+//! planes come from the transposes of the path's per-block kernels (`super::kernels`: the
+//! 8 × 8-tile code of [`super::planes`], or AVX-512 VBMI / GFNI on [`Path::Avx512`]), their
+//! prefix-code cases in the golden `classify_planes` order of tests; the tests in
+//! `engine/tests/fast.rs` check the bits against the golden encoder's on every path.
 
-use super::planes::{PLANES16, PLANES32, to_planes16, to_planes32};
+use super::kernels::{Kernels, Portable};
 use super::path::Path;
+use super::planes::{PLANES16, PLANES32};
 use super::size::{blocks_sizes_into_with, load_words};
 use crate::golden::BlockSizes;
 use crate::golden::block::planes::{
@@ -144,7 +146,7 @@ fn put_base(w: &mut ChunkWriter, value: u32, width: SymbolWidth) {
 
 /// Appends tag + payload of one block, coded with `tag`.
 #[inline(always)]
-fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth, tag: Tag) {
+fn put_block<K: Kernels>(k: K, w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth, tag: Tag) {
     w.put(tag as u32, TAG_BITS);
     if tag == Tag::Raw {
         for word in load_words(block) {
@@ -173,13 +175,13 @@ fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth,
                 borrow = (borrow << 1) | (syms[k] < syms[k - 1]) as u64;
             }
             let mut p = [0u64; PLANES16 + 1];
-            for (o, plane) in p.iter_mut().zip(to_planes16(&low)) {
+            for (o, plane) in p.iter_mut().zip(k.to_planes16(&low)) {
                 *o = plane >> 1;
             }
             p[PLANES16] = borrow;
             put_planes(w, &p, dbx::geometry(width));
         }
-        (Tag::Bx, SymbolWidth::W16) => put_planes(w, &to_planes16(block), bx::geometry(width, syms.len())),
+        (Tag::Bx, SymbolWidth::W16) => put_planes(w, &k.to_planes16(block), bx::geometry(width, syms.len())),
         (Tag::Zbx, SymbolWidth::W16) => {
             w.put64(zvc::nonzero_mask(syms), syms.len() as u32);
             // Nonzeros compacted to the front (branch-free: a zero is overwritten by the next).
@@ -190,7 +192,7 @@ fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth,
                 n += (s != 0) as usize;
             }
             if n > 0 {
-                let p = to_planes16(&packed).map(|plane| plane >> (u64::BITS as usize - n));
+                let p = k.to_planes16(&packed).map(|plane| plane >> (u64::BITS as usize - n));
                 put_planes(w, &p, bx::geometry(width, n));
             }
         }
@@ -204,13 +206,13 @@ fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth,
                 borrow = (borrow << 1) | (syms[k] < syms[k - 1]) as u64;
             }
             let mut p = [0u64; PLANES32 + 1];
-            for (o, plane) in p.iter_mut().zip(to_planes32(&low)) {
+            for (o, plane) in p.iter_mut().zip(k.to_planes32(&low)) {
                 *o = plane >> 1;
             }
             p[PLANES32] = borrow;
             put_planes(w, &p, dbx::geometry(width));
         }
-        (Tag::Bx, _) => put_planes(w, &to_planes32(syms.try_into().expect("32 symbols")), bx::geometry(width, syms.len())),
+        (Tag::Bx, _) => put_planes(w, &k.to_planes32(syms.try_into().expect("32 symbols")), bx::geometry(width, syms.len())),
         (Tag::Zbx, _) => {
             w.put64(zvc::nonzero_mask(syms), syms.len() as u32);
             let mut packed = [0u32; PLANES32];
@@ -220,7 +222,7 @@ fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth,
                 n += (s != 0) as usize;
             }
             if n > 0 {
-                let p = to_planes32(&packed).map(|plane| plane >> (PLANES32 - n));
+                let p = k.to_planes32(&packed).map(|plane| plane >> (PLANES32 - n));
                 put_planes(w, &p, bx::geometry(width, n));
             }
         }
@@ -231,18 +233,18 @@ fn put_block(w: &mut ChunkWriter, block: &[u8; BLOCK_BYTES], width: SymbolWidth,
 /// Appends the chunk (header + body, or the raw fallback) of up to 4 KB of tensor bytes; the
 /// codes are chosen by the size model on `path`, all blocks of the chunk in one batch.
 #[inline(always)]
-fn put_chunk(w: &mut ChunkWriter, path: Path, sizes: &mut Vec<BlockSizes>, chunk: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
+fn put_chunk<K: Kernels>(k: K, w: &mut ChunkWriter, path: Path, sizes: &mut Vec<BlockSizes>, chunk: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
     w.reset();
     blocks_sizes_into_with(path, chunk, width, sizes);
     let mut blocks = chunk.chunks_exact(BLOCK_BYTES);
     for (block, s) in (&mut blocks).zip(sizes.iter()) {
-        put_block(w, block.try_into().expect("128 bytes"), width, s.choice().0);
+        put_block(k, w, block.try_into().expect("128 bytes"), width, s.choice().0);
     }
     let tail = blocks.remainder();
     if !tail.is_empty() {
         let mut padded = [0u8; BLOCK_BYTES];
         padded[..tail.len()].copy_from_slice(tail);
-        put_block(w, &padded, width, sizes[sizes.len() - 1].choice().0);
+        put_block(k, w, &padded, width, sizes[sizes.len() - 1].choice().0);
     }
     let body = w.finish();
     let stored: &[u8] = if body >= chunk.len() { chunk } else { &w.buf[..body] };
@@ -250,19 +252,33 @@ fn put_chunk(w: &mut ChunkWriter, path: Path, sizes: &mut Vec<BlockSizes>, chunk
     out.extend_from_slice(stored);
 }
 
-/// Encodes a tensor's bytes into a chunk stream with the size model on `path`, bit-identical
-/// to [`crate::golden::encode_stream`], appending to `out`. `data` should start on a chunk
+/// [`encode_stream_into_with`] on the kernels `k` (inlined into the caller, so that the
+/// AVX-512 entry point compiles it with its features).
+#[inline(always)]
+pub(crate) fn encode_into_generic<K: Kernels>(k: K, path: Path, data: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
+    let mut w = Box::new(ChunkWriter::new());
+    let mut sizes = Vec::with_capacity(CHUNK_BLOCKS);
+    out.reserve(data.len() / 2 + HEADER_BYTES * data.len().div_ceil(CHUNK_BYTES));
+    for chunk in data.chunks(CHUNK_BYTES) {
+        put_chunk(k, &mut w, path, &mut sizes, chunk, width, out);
+    }
+}
+
+/// Encodes a tensor's bytes into a chunk stream with the size model on `path` (and, on
+/// [`Path::Avx512`], the AVX-512 transposes), bit-identical to
+/// [`crate::golden::encode_stream`], appending to `out`. `data` should start on a chunk
 /// boundary of the tensor (every slice of whole chunks does).
 ///
 /// # Panics
 /// If `path` is not available on this CPU ([`Path::is_available`]).
 pub fn encode_stream_into_with(path: Path, data: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
-    let mut w = Box::new(ChunkWriter::new());
-    let mut sizes = Vec::with_capacity(CHUNK_BLOCKS);
-    out.reserve(data.len() / 2 + HEADER_BYTES * data.len().div_ceil(CHUNK_BYTES));
-    for chunk in data.chunks(CHUNK_BYTES) {
-        put_chunk(&mut w, path, &mut sizes, chunk, width, out);
+    assert!(path.is_available(), "{path:?} is not available on this CPU");
+    #[cfg(target_arch = "x86_64")]
+    if path == Path::Avx512 {
+        let k = super::x86::Avx512::detect().expect("Path::Avx512 implies the AVX-512 kernels' features");
+        return k.encode_into(path, data, width, out);
     }
+    encode_into_generic(Portable, path, data, width, out)
 }
 
 /// [`encode_stream_into_with`] on the fastest path of this CPU ([`Path::detect`]).

@@ -9,21 +9,30 @@
 //! * [`planes`]: 16-bit bit-plane transposes from 8 × 8 tiles in 64-bit words.
 //! * [`decode`]: a padded-buffer bit reader without per-field checks; faults are described by
 //!   the golden decoder.
+//! * `kernels` (private): the per-block transposes, scatters, unpacking and prefix sums of the
+//!   encoder and decoder behind one trait, built portable and (module `x86`, on
+//!   [`Path::Avx512`]) with AVX-512 VBMI / VBMI2 and GFNI instructions: `VPERMI2B` +
+//!   `GF2P8AFFINEQB` + `VPERMB` per 128-byte transpose.
 //! * the `par_*` functions here: whole tensors, chunk groups in parallel on all cores (rayon),
 //!   with exactly the sequential result.
 
 pub mod decode;
 pub mod encode;
+mod kernels;
 pub mod path;
 pub mod planes;
 pub mod size;
 mod wide;
+// The AVX-512 kernels: intrinsics, each `unsafe` block with its safety argument there.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86;
 
 use crate::golden::chunk::chunk_offsets;
 use crate::golden::{BlockSizes, CHUNK_BYTES, DecodeError, SymbolWidth};
 use rayon::prelude::*;
 
-pub use decode::decode_stream;
+pub use decode::{decode_fast_only_with, decode_stream, decode_stream_with};
 pub use encode::{encode_stream, encode_stream_with};
 pub use path::Path;
 pub use size::block_sizes;
@@ -74,7 +83,7 @@ pub fn par_decode_stream(stream: &[u8], raw_bytes: usize, width: SymbolWidth) ->
         let start = offsets[first];
         let end = offsets.get(first + PAR_CHUNKS).copied().unwrap_or(stream.len());
         match stream.get(start..end) {
-            Some(part) => decode::decode_into(part, dst, width).is_ok(),
+            Some(part) => decode::decode_into_with(Path::detect(), part, dst, width).is_ok(),
             None => false,
         }
     });

@@ -10,7 +10,9 @@ pub enum Path {
     Portable,
     /// x86-64 with AVX2, BMI2 and POPCNT: four blocks side by side.
     Avx2,
-    /// x86-64 with AVX-512 F/BW/VL/DQ/VPOPCNTDQ and BMI2: eight blocks side by side.
+    /// x86-64 with AVX-512 F/BW/VL/DQ/VPOPCNTDQ/VBMI/VBMI2, GFNI and BMI2: eight blocks side
+    /// by side in the size model, and the encoder's and decoder's transposes, scatters and
+    /// prefix sums in AVX-512 instructions (the other paths use the portable ones there).
     Avx512,
 }
 
@@ -36,6 +38,7 @@ impl Path {
                     && std::arch::is_x86_feature_detected!("avx512vl")
                     && std::arch::is_x86_feature_detected!("avx512dq")
                     && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+                    && super::x86::Avx512::detect().is_some()
             }
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,

@@ -105,7 +105,7 @@ pub fn from_planes16(p: &[u64; PLANES16], block: &mut [u8; BLOCK_BYTES]) {
 /// Planes of a 32-bit block.
 pub const PLANES32: usize = 32;
 /// 32-bit symbols per block.
-const SYMBOLS32: usize = BLOCK_BYTES / 4;
+pub const SYMBOLS32: usize = BLOCK_BYTES / 4;
 
 /// The 32 planes of 32 32-bit symbols (`L = 32`, golden layout: value `m` at bit `31 − m`), from
 /// the 16-bit transpose: the low halves of the symbols as values 0…31 and the high halves as
