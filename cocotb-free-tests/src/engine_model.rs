@@ -11,7 +11,7 @@
 //! directions may run in the same call (each direction's cycles are then those of the two
 //! running side by side), or one call per direction.
 
-use crate::build_verilated;
+use crate::build_verilated_with;
 use crate::h2d::H2dStimulus;
 use anyhow::{Context, Result, bail, ensure};
 use engine::golden::SymbolWidth;
@@ -30,8 +30,14 @@ pub const ENGINE_HARNESS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/e
 pub const ENGINE_MODULE: &str = "pz_engine";
 
 /// Cycles without any handshake or output pulse after which the C++ loop gives a run up as
-/// stalled (the engine's longest quiet stretch on good or malformed data is a few hundred).
+/// stalled (a hung engine fails after some 5–10 s of simulation instead of running forever).
 pub const STALL_CYCLES: u64 = 100_000;
+
+/// Make variables of the model's C++ build: the generated code (about 100 MB of C++ for the 14.8 MB
+/// of Verilog) at `-O1` instead of Verilator's `-Os` builds in half the CPU time and simulates
+/// about a third slower (docs/HARDWARE.md, "The engine top under Verilator"): the choice for tests
+/// and CI, where every build is a cold one.
+pub const ENGINE_MAKE_VARS: [&str; 2] = ["OPT_FAST=-O1", "OPT_GLOBAL=-O1"];
 
 /// A built Verilator model of `pz_engine_ansi` with its C++ driver.
 pub struct EngineModel {
@@ -41,10 +47,18 @@ pub struct EngineModel {
     pub build_seconds: f64,
 }
 
-/// Builds the engine model under `dir` (reused when the exported Verilog and the driver are
-/// unchanged since the last build there; see [`build_verilated`]).
+/// Builds the engine model under `dir` with [`ENGINE_MAKE_VARS`] (reused when the exported
+/// Verilog and the driver are unchanged since the last build there; see
+/// [`build_verilated_with`]).
 pub fn build_engine_model(dir: &Path) -> Result<EngineModel> {
-    let (exe, build_seconds) = build_verilated(dir, ENGINE_MODULE, ENGINE_HARNESS, "vengine")?;
+    build_engine_model_with(dir, &ENGINE_MAKE_VARS)
+}
+
+/// [`build_engine_model`] with other make variables for the C++ build: `&[]` keeps Verilator's
+/// `-Os`, which builds in twice the CPU time of [`ENGINE_MAKE_VARS`] and simulates about 1.5×
+/// faster (for long runs, where the build is paid once and cached).
+pub fn build_engine_model_with(dir: &Path, make_vars: &[&str]) -> Result<EngineModel> {
+    let (exe, build_seconds) = build_verilated_with(dir, ENGINE_MODULE, ENGINE_HARNESS, "vengine", make_vars)?;
     Ok(EngineModel { exe, build_seconds })
 }
 
