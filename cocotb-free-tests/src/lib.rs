@@ -126,13 +126,13 @@ pub fn build_verilated(work: &Path, top: &str, harness: &str, exe: &str) -> Resu
     build_verilated_with(work, top, harness, exe, &[])
 }
 
-/// [`build_verilated`] with `make_vars` for the make of the generated C++
+/// [`build_verilated`] with more Verilator arguments
 /// ([`engine::hw::verilog::build_verilated_with`]).
-pub fn build_verilated_with(work: &Path, top: &str, harness: &str, exe: &str, make_vars: &[&str]) -> Result<(PathBuf, f64)> {
+pub fn build_verilated_with(work: &Path, top: &str, harness: &str, exe: &str, extra_args: &[&str]) -> Result<(PathBuf, f64)> {
     let rtl = Path::new(RTL_DIR);
     let wrapper = format!("{top}_ansi");
     let sources = [rtl.join(format!("{top}.v")), rtl.join(format!("{wrapper}.v")), PathBuf::from(harness)];
-    Ok(engine::hw::verilog::build_verilated_with(work, &sources, &[PathBuf::from(HARNESS_COMMON)], &wrapper, exe, make_vars)?)
+    Ok(engine::hw::verilog::build_verilated_with(work, &sources, &[PathBuf::from(HARNESS_COMMON)], &wrapper, exe, extra_args)?)
 }
 
 /// Runs the testbench `tb` (Verilog text) around the exported top `top` (its `<top>.v` and
