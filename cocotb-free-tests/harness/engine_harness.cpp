@@ -151,7 +151,11 @@ int main(int argc, char **argv) {
         }
         quiet = out.size() != before || took_d2h_desc || took_h2d_desc ? 0 : quiet + 1;
         flush(out, false);
-        tick(top);
+        // The rising edge. The falling one is evaluated with the next cycle's inputs: no logic
+        // of the design is sensitive to it, and one eval fewer per cycle is 12 % less CPU time.
+        top.clock = 1;
+        top.eval();
+        top.clock = 0;
         cycle++;
     }
     double cpu = cpu_now() - cpu0;

@@ -11,7 +11,7 @@
 //! directions may run in the same call (each direction's cycles are then those of the two
 //! running side by side), or one call per direction.
 
-use crate::build_verilated;
+use crate::build_verilated_with;
 use crate::h2d::H2dStimulus;
 use anyhow::{Context, Result, bail, ensure};
 use engine::golden::SymbolWidth;
@@ -30,8 +30,15 @@ pub const ENGINE_HARNESS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/e
 pub const ENGINE_MODULE: &str = "pz_engine";
 
 /// Cycles without any handshake or output pulse after which the C++ loop gives a run up as
-/// stalled (the engine's longest quiet stretch on good or malformed data is a few hundred).
+/// stalled (a hung engine fails after some 5–10 s of simulation instead of running forever).
 pub const STALL_CYCLES: u64 = 100_000;
+
+/// Verilator arguments of the model's build: the generated C++ (about 100 MB for the 14.8 MB of
+/// Verilog) in files of 100,000 statements instead of 20,000 (22 files rather than 85, each
+/// parsing the 2.3 MB model header once) and compiled at `-O1` instead of Verilator's `-Os`:
+/// 191 s of build CPU instead of 368, for a loop about 13 % slower (docs/HARDWARE.md, "The
+/// engine top under Verilator"). Tests and CI build cold, so the build time is what counts there.
+pub const ENGINE_VERILATOR_ARGS: [&str; 6] = ["--output-split", "100000", "-MAKEFLAGS", "OPT_FAST=-O1", "-MAKEFLAGS", "OPT_GLOBAL=-O1"];
 
 /// A built Verilator model of `pz_engine_ansi` with its C++ driver.
 pub struct EngineModel {
@@ -41,10 +48,16 @@ pub struct EngineModel {
     pub build_seconds: f64,
 }
 
-/// Builds the engine model under `dir` (reused when the exported Verilog and the driver are
-/// unchanged since the last build there; see [`build_verilated`]).
+/// Builds the engine model under `dir` with [`ENGINE_VERILATOR_ARGS`] (reused when the exported
+/// Verilog and the driver are unchanged since the last build there; see
+/// [`build_verilated_with`]).
 pub fn build_engine_model(dir: &Path) -> Result<EngineModel> {
-    let (exe, build_seconds) = build_verilated(dir, ENGINE_MODULE, ENGINE_HARNESS, "vengine")?;
+    build_engine_model_with(dir, &ENGINE_VERILATOR_ARGS)
+}
+
+/// [`build_engine_model`] with other Verilator arguments (`&[]`: Verilator's defaults).
+pub fn build_engine_model_with(dir: &Path, verilator_args: &[&str]) -> Result<EngineModel> {
+    let (exe, build_seconds) = build_verilated_with(dir, ENGINE_MODULE, ENGINE_HARNESS, "vengine", verilator_args)?;
     Ok(EngineModel { exe, build_seconds })
 }
 

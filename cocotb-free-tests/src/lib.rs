@@ -123,10 +123,16 @@ pub fn build_lane_model(work: &Path) -> Result<LaneModel> {
 /// [`engine::hw::verilog::build_verilated`] (reused when the Verilog and the harness are
 /// unchanged). Returns the executable and the build's seconds (0 when reused).
 pub fn build_verilated(work: &Path, top: &str, harness: &str, exe: &str) -> Result<(PathBuf, f64)> {
+    build_verilated_with(work, top, harness, exe, &[])
+}
+
+/// [`build_verilated`] with more Verilator arguments
+/// ([`engine::hw::verilog::build_verilated_with`]).
+pub fn build_verilated_with(work: &Path, top: &str, harness: &str, exe: &str, extra_args: &[&str]) -> Result<(PathBuf, f64)> {
     let rtl = Path::new(RTL_DIR);
     let wrapper = format!("{top}_ansi");
     let sources = [rtl.join(format!("{top}.v")), rtl.join(format!("{wrapper}.v")), PathBuf::from(harness)];
-    Ok(engine::hw::verilog::build_verilated(work, &sources, &[PathBuf::from(HARNESS_COMMON)], &wrapper, exe)?)
+    Ok(engine::hw::verilog::build_verilated_with(work, &sources, &[PathBuf::from(HARNESS_COMMON)], &wrapper, exe, extra_args)?)
 }
 
 /// Runs the testbench `tb` (Verilog text) around the exported top `top` (its `<top>.v` and

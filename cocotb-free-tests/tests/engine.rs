@@ -99,9 +99,13 @@ fn lockstep_set() -> (Vec<Transfer>, Vec<H2dStimulus>) {
     (d2h, h2d)
 }
 
-/// Runs the set in the rust-hdl simulation with the same port schedule as the Verilator run `v`
-/// and asserts the two traces are the same, cycle for cycle; returns the simulation's cycles.
-fn assert_lockstep(d2h: &[Transfer], h2d: &[H2dStimulus], seed: u32, v: &EngineRun) -> u64 {
+/// Cycles the rust-hdl simulation of the lockstep set may take before it counts as stalled.
+const LOCKSTEP_MAX_CYCLES: u64 = 20_000;
+
+/// Runs the set in the rust-hdl simulation until idle, each cycle's ports `EnginePorts::FREE`
+/// (seed 0) or from `EnginePorts::from_xorshift` stepped from `seed`: the schedule
+/// [`EngineModel::run`] applies. Returns its trace and cycles.
+fn rust_hdl_run(d2h: &[Transfer], h2d: &[H2dStimulus], seed: u32) -> (EngineTrace, u64) {
     let mut sim = EngineSim::new();
     for t in d2h {
         sim.queue_d2h(t);
@@ -110,14 +114,10 @@ fn assert_lockstep(d2h: &[Transfer], h2d: &[H2dStimulus], seed: u32, v: &EngineR
         sim.queue_h2d(&t.stream, t.raw_bytes, t.width, t.id);
     }
     let mut x = seed;
-    sim.run(v.cycles + 1, || if seed == 0 { EnginePorts::FREE } else { EnginePorts::from_xorshift(&mut x) });
-    assert!(sim.idle(), "seed {seed}: the rust-hdl engine is not idle after the {} cycles Verilator took", v.cycles);
-    assert_eq!(sim.cycle(), v.cycles, "seed {seed}: both finish in the same cycle");
-    if let Some(d) = first_difference(&sim.trace, &v.trace) {
-        panic!("seed {seed}: rust-hdl and Verilator differ at {d}");
-    }
-    assert_eq!(sim.trace, v.trace);
-    sim.cycle()
+    sim.run(LOCKSTEP_MAX_CYCLES, || if seed == 0 { EnginePorts::FREE } else { EnginePorts::from_xorshift(&mut x) });
+    assert!(sim.idle(), "seed {seed:#x}: the rust-hdl engine is not idle after {LOCKSTEP_MAX_CYCLES} cycles");
+    let cycles = sim.cycle();
+    (sim.trace, cycles)
 }
 
 /// Golden's first error on a stream (FORMAT.md §9 class and chunk index, as
@@ -143,18 +143,25 @@ fn check_h2d_with_errors(good: &[Transfer], h2d: &[H2dStimulus], trace: &EngineT
     check_h2d(good, &good_trace).unwrap_or_else(|e| panic!("host to device: {e}"));
 }
 
+/// The lockstep set through the rust-hdl simulation (first: it needs no Verilator model, so it
+/// runs while the model builds) and then Verilator, without and with backpressure: the same
+/// cycles and the same trace, and the Verilator run right against golden on its own too.
 #[test]
-fn verilator_runs_in_lockstep_with_the_rust_hdl_simulation() {
+fn lockstep_verilator_gives_the_rust_hdl_trace_cycle_for_cycle() {
     let (d2h, h2d) = lockstep_set();
     let errors = h2d.iter().filter(|t| golden_error(t).is_some()).count();
     assert_eq!(errors, 2, "the set holds two malformed streams");
-    let mut total = 0;
-    for seed in [0u32, 0x9E37_79B9] {
+    let seeds = [0u32, 0x9E37_79B9];
+    let rust: Vec<(EngineTrace, u64)> = seeds.iter().map(|&seed| rust_hdl_run(&d2h, &h2d, seed)).collect();
+    for (seed, (trace, cycles)) in seeds.into_iter().zip(rust) {
         let v = model().run(&d2h, &h2d, seed).unwrap();
-        // The Verilator run is right on its own too: golden's streams and bytes, golden's errors.
+        assert_eq!(v.cycles, cycles, "seed {seed:#x}: both finish in the same cycle");
+        if let Some(d) = first_difference(&trace, &v.trace) {
+            panic!("seed {seed:#x}: rust-hdl and Verilator differ at {d}");
+        }
+        assert_eq!(trace, v.trace);
         check_d2h(&d2h, &v.trace).unwrap_or_else(|e| panic!("seed {seed:#x}: device to host: {e}"));
         check_h2d_with_errors(&d2h, &h2d, &v.trace);
-        let cycles = assert_lockstep(&d2h, &h2d, seed, &v);
         let writes = v.trace.d2h_writes.iter().map(Vec::len).sum::<usize>() + v.trace.h2d_writes.iter().map(Vec::len).sum::<usize>();
         eprintln!(
             "lockstep, backpressure seed {seed:#x}: {cycles} cycles, {} d2h + {} h2d transfers ({errors} malformed), {writes} writes, {} d2h beats: every beat, write, done and error in the same cycle",
@@ -162,9 +169,7 @@ fn verilator_runs_in_lockstep_with_the_rust_hdl_simulation() {
             h2d.len(),
             v.trace.d2h_beat_log.len()
         );
-        total += cycles;
     }
-    eprintln!("lockstep total: {total} cycles in each simulator");
 }
 
 /// Every distinct real block of `data/` at `width`, concatenated in file and tensor order and cut
@@ -189,50 +194,62 @@ fn distinct_block_transfers(width: SymbolWidth, first_id: u8, rng: &mut ChaCha8R
 /// Longest transfer of [`distinct_block_transfers`], in chunks (the mean is about half).
 const TRANSFER_CHUNKS_MAX: usize = 100;
 
-/// The harness's flow on every distinct real block of `data/`, both widths in one batch (width
-/// changes between transfers): call 1 runs the batch device to host with backpressure, its
+/// The harness's flow on a batch: call 1 runs it device to host with backpressure `seeds.0`, its
 /// writes must build golden's streams; call 2 runs the host-memory images those writes built
-/// (not golden's) host to device with other backpressure, and must put back every original byte.
-/// Prints the simulated cycles per CPU second of each call.
+/// (not golden's) host to device with backpressure `seeds.1`, and must put back every original
+/// byte. Returns the two runs and the device-to-host summary.
+fn round_trip(transfers: &[Transfer], seeds: (u32, u32)) -> (EngineRun, EngineRun, engine::hw::engine_driver::D2hSummary) {
+    let d = model().run(transfers, &[], seeds.0).unwrap();
+    let sum = check_d2h(transfers, &d.trace).unwrap_or_else(|e| panic!("device to host: {e}"));
+    let images: Vec<H2dStimulus> = transfers.iter().enumerate().map(|(n, t)| stimulus(t, d2h_image(&d.trace, n, t).unwrap())).collect();
+    let h = model().run(&[], &images, seeds.1).unwrap();
+    assert!(h.trace.h2d_errors.is_empty(), "host to device: error pulses {:?}", &h.trace.h2d_errors[..h.trace.h2d_errors.len().min(4)]);
+    let written = check_h2d(transfers, &h.trace).unwrap_or_else(|e| panic!("host to device: {e}"));
+    assert_eq!(written, transfers.iter().map(|t| t.bytes.len()).sum::<usize>());
+    (d, h, sum)
+}
+
+/// Every distinct real block of `data/` at both widths, the widths interleaved transfer by
+/// transfer, as two batches (one per core) through [`round_trip`]. Prints the simulated cycles
+/// per CPU second of each call.
 #[test]
 fn every_distinct_block_of_data_round_trips_through_verilator_against_golden() {
     let mut rng = ChaCha8Rng::seed_from_u64(2026);
-    let (transfers, blocks32) = distinct_block_transfers(SymbolWidth::W32, 0, &mut rng);
-    let (t16, blocks16) = distinct_block_transfers(SymbolWidth::W16, transfers.len() as u8, &mut rng);
-    assert!(transfers.len() + t16.len() <= 256, "{} transfers: ids must be distinct", transfers.len() + t16.len());
-    // Interleave the widths.
+    let (t32, blocks32) = distinct_block_transfers(SymbolWidth::W32, 0, &mut rng);
+    let (t16, blocks16) = distinct_block_transfers(SymbolWidth::W16, t32.len() as u8, &mut rng);
+    assert!(t32.len() + t16.len() <= 256, "{} transfers: ids must be distinct", t32.len() + t16.len());
     let mut rest16 = t16.into_iter();
     let mut mixed = Vec::new();
-    for t in transfers {
+    for t in t32 {
         mixed.push(t);
         mixed.extend(rest16.next());
     }
     mixed.extend(rest16);
-    let transfers = mixed;
-    let bytes: usize = transfers.iter().map(|t| t.bytes.len()).sum();
-
-    let d = model().run(&transfers, &[], 0x1357_9BDF).unwrap();
-    let sum = check_d2h(&transfers, &d.trace).unwrap_or_else(|e| panic!("device to host: {e}"));
-    let images: Vec<H2dStimulus> = transfers.iter().enumerate().map(|(n, t)| stimulus(t, d2h_image(&d.trace, n, t).unwrap())).collect();
-    let h = model().run(&[], &images, 0x2468_ACE0).unwrap();
-    assert!(h.trace.h2d_errors.is_empty(), "host to device: error pulses {:?}", &h.trace.h2d_errors[..h.trace.h2d_errors.len().min(4)]);
-    let written = check_h2d(&transfers, &h.trace).unwrap_or_else(|e| panic!("host to device: {e}"));
-    assert_eq!(written, bytes);
+    let batches: [Vec<Transfer>; 2] = [mixed.iter().step_by(2).cloned().collect(), mixed.iter().skip(1).step_by(2).cloned().collect()];
+    let seeds = [(0x1357_9BDF, 0x2468_ACE0), (0x0BAD_F00D, 0x5EED_1234)];
+    let runs: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = batches.iter().zip(seeds).map(|(b, seed)| s.spawn(move || round_trip(b, seed))).collect();
+        handles.into_iter().map(|h| h.join().expect("a batch failed")).collect()
+    });
+    let bytes: usize = mixed.iter().map(|t| t.bytes.len()).sum();
+    let wire: u64 = runs.iter().map(|r| r.2.wire_bytes).sum();
+    let raw: usize = runs.iter().map(|r| r.2.raw_chunks).sum();
     eprintln!(
-        "every distinct real block of data/ ({blocks32} at 32 bit, {blocks16} at 16 bit; {} transfers, {bytes} bytes, {} wire bytes, {} raw chunks), backpressure on every port: 0 mismatches both ways",
-        transfers.len(),
-        sum.wire_bytes,
-        sum.raw_chunks
+        "every distinct real block of data/ ({blocks32} at 32 bit, {blocks16} at 16 bit; {} transfers in 2 batches, {bytes} bytes, {wire} wire bytes, {raw} raw chunks), backpressure on every port: 0 mismatches both ways",
+        mixed.len()
     );
-    for (dir, run) in [("device to host", &d), ("host to device", &h)] {
-        eprintln!(
-            "Verilator pz_engine, {dir}: {} cycles ({:.1} B/cycle of raw bytes with backpressure), {:.2} s CPU of the C++ loop = {:.0} simulated cycles per CPU second (one thread; {:.2} s wall)",
-            run.cycles,
-            bytes as f64 / run.cycles as f64,
-            run.cpu_seconds,
-            run.cycles_per_cpu_second(),
-            run.seconds
-        );
+    for (b, (d, h, _)) in runs.iter().enumerate() {
+        let batch_bytes: usize = batches[b].iter().map(|t| t.bytes.len()).sum();
+        for (dir, run) in [("device to host", d), ("host to device", h)] {
+            eprintln!(
+                "Verilator pz_engine, batch {b}, {dir}: {} cycles ({:.1} raw B/cycle with backpressure), {:.2} s CPU of the C++ loop = {:.0} simulated cycles per CPU second (one thread; {:.2} s wall)",
+                run.cycles,
+                batch_bytes as f64 / run.cycles as f64,
+                run.cpu_seconds,
+                run.cycles_per_cpu_second(),
+                run.seconds
+            );
+        }
     }
 }
 

@@ -83,7 +83,14 @@ fn a_verilated_build_is_reused_for_the_same_sources_in_another_folder_and_redone
     assert_eq!(again_s, 0.0, "same names, lengths and contents: reused");
     // A changed source: rebuilt.
     let changed = TINY_VERILOG.replace("q <= d", "q <= ~d");
-    let (exe, changed_s) = build(&tiny_sources(&root.join("release-out"), &changed));
+    let sources = tiny_sources(&root.join("release-out"), &changed);
+    let (exe, changed_s) = build(&sources);
     assert!(changed_s > 0.0, "a changed source rebuilds");
     assert!(!Command::new(&exe).status().unwrap().success(), "the rebuilt model inverts d");
+    // More Verilator arguments (the C++ at -O1): rebuilt (they are part of the stamp), then reused.
+    let build_o1 = || engine::hw::verilog::build_verilated_with(&work, &sources, &[], "tiny", "vtiny", &["-MAKEFLAGS", "OPT_FAST=-O1"]).expect("verilator build at -O1");
+    let (exe, o1_s) = build_o1();
+    assert!(o1_s > 0.0, "other arguments rebuild");
+    assert!(!Command::new(&exe).status().unwrap().success(), "the -O1 model inverts d too");
+    assert_eq!(build_o1().1, 0.0, "the same arguments again: reused");
 }

@@ -1,7 +1,7 @@
 //! The project's one reader of exported Verilog text and its one driver of the HDL tools:
 //! module headers and bodies ([`module_names`], [`module_bodies`], [`split_modules`]),
-//! `verilator --lint-only` ([`lint`]), the Verilator C++ model build ([`build_verilated`]) and an
-//! Icarus run ([`run_icarus`]).
+//! `verilator --lint-only` ([`lint`]), the Verilator C++ model build ([`build_verilated`],
+//! [`build_verilated_with`]) and an Icarus run ([`run_icarus`]).
 //!
 //! It lives in `engine` because that is the lowest crate every user reaches: the engine's own
 //! Verilog tests, `rtl-gen` (which re-exports the parser for `area-model`) and
@@ -171,13 +171,25 @@ pub fn lint(files: &[PathBuf], top: &str) -> Result<Vec<String>> {
 /// Verilator, but part of the build). Reuses an earlier build there when every source and include
 /// is unchanged (a stamp of their file names, lengths and hashes: not their directories, so that
 /// the same Verilog exported into another profile's build folder reuses the model). Returns the
-/// executable and the build's wall-clock seconds (0 when reused).
+/// executable and the build's wall-clock seconds (0 when reused). The generated C++ is compiled
+/// with Verilator's own flags (`-Os`); [`build_verilated_with`] takes others.
 pub fn build_verilated(work: &Path, sources: &[PathBuf], includes: &[PathBuf], top: &str, exe: &str) -> Result<(PathBuf, f64)> {
+    build_verilated_with(work, sources, includes, top, exe, &[])
+}
+
+/// [`build_verilated`] with more Verilator arguments `extra_args`, e.g. `--output-split 100000`
+/// or `-MAKEFLAGS OPT_FAST=-O1` (a variable for the make of the generated C++): a model of
+/// millions of lines builds in about half the CPU time and simulates faster with both
+/// (docs/HARDWARE.md, "The engine top under Verilator"). They are part of the build stamp.
+pub fn build_verilated_with(work: &Path, sources: &[PathBuf], includes: &[PathBuf], top: &str, exe: &str, extra_args: &[&str]) -> Result<(PathBuf, f64)> {
     let mut stamp = String::new();
     for s in sources.iter().chain(includes) {
         let text = std::fs::read(s).map_err(io_error(s))?;
         let name = s.file_name().unwrap_or(s.as_os_str()).to_string_lossy();
         stamp.push_str(&format!("{name} {} {:016x}\n", text.len(), fnv1a(&text)));
+    }
+    if !extra_args.is_empty() {
+        stamp.push_str(&format!("args {}\n", extra_args.join(" ")));
     }
     let exe_path = work.join("obj").join(exe);
     let stamp_path = work.join("stamp");
@@ -187,14 +199,11 @@ pub fn build_verilated(work: &Path, sources: &[PathBuf], includes: &[PathBuf], t
     let _ = std::fs::remove_dir_all(work);
     std::fs::create_dir_all(work).map_err(io_error(work))?;
     let t = std::time::Instant::now();
-    let out = run(
-        "verilator",
-        Command::new("verilator")
-            .args(["--cc", "--exe", "--build", "-O1", "-j", "2", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
-            .args(["--top-module", top, "-o", exe, "--Mdir"])
-            .arg(work.join("obj"))
-            .args(sources),
-    )?;
+    let mut cmd = Command::new("verilator");
+    cmd.args(["--cc", "--exe", "--build", "-O1", "-j", "2", "-Wno-fatal", "-Wno-lint", "-Wno-style"]);
+    cmd.args(extra_args);
+    cmd.args(["--top-module", top, "-o", exe, "--Mdir"]).arg(work.join("obj")).args(sources);
+    let out = run("verilator", &mut cmd)?;
     if !out.status.success() {
         return Err(VerilogError::Failed { tool: "verilator", log: String::from_utf8_lossy(&out.stderr).into_owned() });
     }
