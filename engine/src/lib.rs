@@ -20,8 +20,8 @@
 //! assert_eq!(decode_stream(&stream, tensor.len(), SymbolWidth::W32).unwrap(), tensor);
 //! ```
 // `unsafe` only to call the AVX2 / AVX-512 builds of `fast` after run-time feature detection
-// (`fast::size`) and to map a tensor file (`tensor_files::open`), each `#[allow]`ed with its
-// safety argument.
+// (`fast::size`, the AVX-512 kernels of `fast::x86`) and to map a tensor file
+// (`tensor_files::open`), each `#[allow]`ed with its safety argument.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 

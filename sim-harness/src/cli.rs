@@ -87,7 +87,7 @@ pub struct EvalArgs {
     /// Simulator of the hardware for `cycle` and `sampled`.
     #[arg(long, value_enum, default_value = "auto")]
     pub simulator: SimulatorChoice,
-    /// k of `sampled`: every k-th chunk of each tensor cycle by cycle (default: chosen so about 256 chunks run on the lane).
+    /// k of `sampled`: every k-th chunk of each tensor cycle by cycle (default: chosen so about 16 chunks run through pz_engine).
     #[arg(long)]
     pub sample_every: Option<usize>,
     /// Engine clock in GHz (default: docs/area/*.delay.json max_clock_mhz, else docs/AREA.md's 86 MHz).
@@ -343,7 +343,7 @@ pub struct StreamArgs {
     /// Engine fidelity: `cycle` every chunk both ways through the hardware, `sampled` every k-th, `model` none (size and latency models).
     #[arg(long, value_enum, default_value = "cycle")]
     pub fidelity: Fidelity,
-    /// Simulator of the hardware: `auto` = Verilator (exported pz_d2h_lane / pz_h2d_lane, built on first use and cached) when on PATH, else rust-hdl.
+    /// Simulator of the hardware: `auto` = Verilator (the exported engine top pz_engine, built on first use and cached) when on PATH, else rust-hdl.
     #[arg(long, value_enum, default_value = "auto")]
     pub simulator: SimulatorChoice,
     /// k of `sampled`.

@@ -46,8 +46,9 @@ pub const FIG6_ENGINE_PER_LINK: f64 = 4.0;
 pub const FIG6_ENGINES_GBPS: [f64; 6] = [24.0, 32.0, 48.0, 64.0, 96.0, 128.0];
 /// Fig. 6b link, GB/s per direction.
 pub const FIG6_LINK_GBPS: f64 = 24.0;
-/// Chunks the default `sampled` run sends through the rust-hdl lane (about 5 s per core).
-pub const DEFAULT_SAMPLED_CHUNKS: usize = 256;
+/// Chunks the default `sampled` run sends through `pz_engine` on the rust-hdl simulation (about
+/// 140 simulated cycles/s: some 500 cycles per one-chunk round trip, ≈ 30 s on 2 cores).
+pub const DEFAULT_SAMPLED_CHUNKS: usize = 16;
 /// Transfer sizes of the latency table, bytes.
 pub const LATENCY_SIZES: [usize; 5] = [128, 4096, 65_536, 1 << 20, 16 << 20];
 /// The paper's engine assumption (Table II), GB/s per direction.
@@ -611,7 +612,7 @@ pub fn render(e: &Evaluation) -> String {
     let _ = writeln!(w, "device to host: {} lanes x {} B/cycle = {:.2} GB/s peak at the clock", LANES_PER_DIRECTION, LANE_BEAT_BYTES, en.d2h_peak_gbps);
     let _ = writeln!(w, "  sustained {:.2} GB/s on the training traces' saved activations (each one transfer, BF16 sizes, latency model)", en.d2h_training_gbps);
     let _ = writeln!(w, "  sustained {:.2} GB/s over the {} streamed dump tensors ({:.1} MB BF16 of sampled chunks, iteration 0; small transfers, latency-bound)", en.d2h_sustained_gbps, st.tensors, st.raw_bytes as f64 / 1e6);
-    let _ = writeln!(w, "host to device: sustained {:.2} GB/s over the same streamed tensors (pz_h2d_lane fed the images pz_d2h_lane wrote)", en.h2d_sustained_gbps);
+    let _ = writeln!(w, "host to device: sustained {:.2} GB/s over the same streamed tensors (pz_engine's host-to-device lanes fed the images its device-to-host lanes wrote)", en.h2d_sustained_gbps);
     let _ = writeln!(w, "  one lane sustained {:.2} B/cycle over them; the training traces' saved activations through the slower direction per tensor: {:.2} GB/s (the measured engine below)", en.measured.h2d_lane_bytes_per_cycle, en.engine_training_gbps);
     let _ = writeln!(w, "paper's assumption (Table II): {PAPER_ENGINE_GBPS} GB/s per direction; paper's estimate for two lanes at 1.5 GHz: 96 GB/s");
     let _ = writeln!(w, "device-to-host latency per transfer (latency model, first beat in to last write out, no raw chunks):");

@@ -1,38 +1,42 @@
-//! The engine's hardware behind `cycle` and `sampled`: the device-to-host unit `pz_d2h_lane`
-//! (compressor lane + chunk packer, [`engine::hw::d2h_lane`]) and the host-to-device lane
-//! `pz_h2d_lane` ([`engine::hw::decompressor_lane`]), run by one of two bit-exact simulators:
+//! The engine's hardware behind `cycle` and `sampled`: the engine top `pz_engine`
+//! ([`engine::hw::engine_top`]: two device-to-host lanes, compressor + chunk packer, and two
+//! host-to-device lanes, chunk unpacker + decompressor, chunks spread over the lanes of a
+//! direction and written back by address), run by one of two bit-exact simulators:
 //!
-//! * [`Simulator::Verilator`]: their exported Verilog built with Verilator on first use (the
-//!   project's one `cocotb_free_tests::build_verilated`, cached under `$PLANEZIP_CACHE` or
-//!   `target/tmp`, rebuilt when the Verilog's hash changes) and driven by the C++ loops of
-//!   `cocotb-free-tests/harness/`: one process call runs a lane's whole batch of transfers, so no
-//!   Rust↔C++ crossing happens per cycle.
-//! * [`Simulator::RustHdl`]: the rust-hdl simulation ([`D2hSim`], [`H2dSim`]), cycle by cycle.
+//! * [`Simulator::Verilator`]: its exported Verilog built with Verilator on first use (cached
+//!   under `$PLANEZIP_CACHE` or `target/tmp`, rebuilt when the Verilog's hash changes) and driven
+//!   by the C++ loop of `cocotb-free-tests/harness/`: one process call runs a direction of a
+//!   transfer, so no Rust↔C++ crossing happens per cycle.
+//! * [`Simulator::RustHdl`]: the rust-hdl simulation ([`EngineSim`]), cycle by cycle.
 //!
-//! A lane gets its chunks as transfers of their own, back to back. What comes out is what the
-//! hardware wrote: the device-to-host image that the unit's addressed writes build in host memory
-//! with the wire bytes its `done` reported, and the bytes the host-to-device lane's writes put
-//! back. Nothing here calls `engine::golden` (a test scans this file): golden is what the stream
-//! checker holds these outputs to.
+//! A transfer goes out as one device-to-host transfer (descriptor, then chunk `c`'s beats on beat
+//! port `c mod 2`) and comes back as one host-to-device transfer of the image the first built.
+//! What comes out is what the hardware wrote: the host-memory image that the addressed writes of
+//! both ports build, with the wire bytes the engine's `done` reported, and the bytes the
+//! host-to-device writes put back. Nothing here calls `engine::golden` (a test scans this file):
+//! golden is what the stream checker holds these outputs to.
 
 use anyhow::{Context, Result, ensure};
-use cocotb_free_tests::h2d::{H2dStimulus, build_h2d_model, run_h2d};
-use cocotb_free_tests::{D2hModel, LaneModel, build_d2h_model};
+use cocotb_free_tests::engine_model::{EngineModel, build_engine_model};
+use cocotb_free_tests::h2d::H2dStimulus;
 use cpu_time::ThreadTime;
 use engine::golden::SymbolWidth;
-use engine::hw::d2h_driver::{BEAT_BYTES, D2hSim, Transfer, Write, destination_bytes};
-use engine::hw::h2d_driver::{H2dPorts, H2dResult};
-use engine::hw::H2dSim;
+use engine::hw::d2h_driver::{BEAT_BYTES, Transfer};
+use engine::hw::engine_driver::{EnginePorts, EngineSim, EngineTrace, d2h_image};
+use engine::hw::h2d_driver::H2dWrite;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Cycles a lane may take per input beat before a run is declared hung (raw chunks replay their
-/// blocks, backpressure drops a port one cycle in four), plus a fixed allowance per transfer.
+/// Cycles the engine may take per input beat before a run is declared hung (raw chunks replay
+/// their blocks, backpressure drops a port one cycle in four), plus a fixed allowance per
+/// transfer.
 const MAX_CYCLES_PER_BEAT: u64 = 60;
 /// Fixed allowance per transfer, cycles.
 const MAX_CYCLES_PER_TRANSFER: u64 = 400;
+/// The id every transfer carries (the engine runs one transfer at a time here).
+const TRANSFER_ID: u8 = 0;
 
 /// Which simulator runs the hardware (`--simulator`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -47,17 +51,11 @@ pub enum SimulatorChoice {
     RustHdl,
 }
 
-/// The Verilator models of both directions, built once per process.
-pub struct VerilatorModels {
-    d2h: D2hModel,
-    h2d: LaneModel,
-}
-
-/// A bit-exact simulator of the two tops.
+/// A bit-exact simulator of `pz_engine`.
 #[derive(Clone)]
 pub enum Simulator {
     /// The exported Verilog under Verilator.
-    Verilator(Arc<VerilatorModels>),
+    Verilator(Arc<EngineModel>),
     /// The rust-hdl simulation.
     RustHdl,
 }
@@ -68,7 +66,7 @@ pub fn verilator_on_path() -> bool {
 }
 
 /// Where the Verilator builds are cached: `$PLANEZIP_CACHE`, else the workspace's `target/tmp`
-/// (the directory the cocotb-free tests build the same models in, so the two share a build).
+/// (the directory the cocotb-free tests build the same model in, so the two share a build).
 pub fn cache_dir() -> PathBuf {
     match std::env::var_os("PLANEZIP_CACHE") {
         Some(d) => PathBuf::from(d),
@@ -76,10 +74,30 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
-static VERILATOR: OnceLock<std::result::Result<Arc<VerilatorModels>, String>> = OnceLock::new();
+static VERILATOR: OnceLock<std::result::Result<Arc<EngineModel>, String>> = OnceLock::new();
+
+/// One transfer out through the engine and back.
+#[derive(Clone, Debug, Default)]
+pub struct RoundTrip {
+    /// The host-memory image the device-to-host writes built (header + body of every chunk).
+    pub image: Vec<u8>,
+    /// The wire bytes the engine's `done` reported.
+    pub reported_wire_bytes: usize,
+    /// The bytes the host-to-device writes put back.
+    pub restored: Vec<u8>,
+    /// Device to host: cycles from the first beat taken to `done`, inclusive.
+    pub d2h_cycles: u64,
+    /// Host to device: cycles from the first stream beat taken to the last write, inclusive.
+    pub h2d_cycles: u64,
+    /// Cycles simulated, both directions.
+    pub simulated_cycles: u64,
+    /// Seconds of the simulation loops: CPU time of this thread (rust-hdl) or the loop time the
+    /// Verilator process measured (single-threaded).
+    pub simulated_seconds: f64,
+}
 
 impl Simulator {
-    /// Resolves `choice`; builds (or reuses) the Verilator models on first use in the process.
+    /// Resolves `choice`; builds (or reuses) the Verilator model on first use in the process.
     pub fn resolve(choice: SimulatorChoice) -> Result<Simulator> {
         let verilator = match choice {
             SimulatorChoice::RustHdl => false,
@@ -91,11 +109,7 @@ impl Simulator {
         }
         let built = VERILATOR.get_or_init(|| {
             let dir = cache_dir();
-            let build = || -> Result<VerilatorModels> {
-                let d2h = build_d2h_model(&dir.join("vd2h")).with_context(|| format!("build the Verilator model of pz_d2h_lane under {}", dir.display()))?;
-                let h2d = build_h2d_model(&dir.join("vh2d")).with_context(|| format!("build the Verilator model of pz_h2d_lane under {}", dir.display()))?;
-                Ok(VerilatorModels { d2h, h2d })
-            };
+            let build = || build_engine_model(&dir.join("vengine")).with_context(|| format!("build the Verilator model of pz_engine under {}", dir.display()));
             with_build_lock(&dir, build).map(Arc::new).map_err(|e| format!("{e:#}"))
         });
         match built {
@@ -107,84 +121,110 @@ impl Simulator {
     /// The simulator in words, for reports.
     pub fn describe(&self) -> &'static str {
         match self {
-            Simulator::Verilator(_) => "Verilator (exported pz_d2h_lane + pz_h2d_lane, one C++ loop per lane and tensor)",
-            Simulator::RustHdl => "rust-hdl simulation of pz_d2h_lane + pz_h2d_lane",
+            Simulator::Verilator(_) => "Verilator (exported pz_engine, one C++ loop per transfer and direction)",
+            Simulator::RustHdl => "the rust-hdl simulation of pz_engine",
         }
     }
 
-    /// Runs `chunks` (each its own transfer, ids = index mod 256) through one device-to-host
-    /// unit; `ready_seed` 0 keeps `wr_ready` high, else an xorshift32 from it drops it about one
-    /// cycle in four (the input is always offered).
-    pub fn d2h(&self, chunks: &[&[u8]], width: SymbolWidth, ready_seed: u32) -> Result<LaneRun> {
-        let transfers: Vec<Transfer> = chunks.iter().enumerate().map(|(i, c)| Transfer { id: i as u8, width, bytes: c.to_vec() }).collect();
-        let beats: u64 = chunks.iter().map(|c| c.len().div_ceil(BEAT_BYTES) as u64).sum();
-        let limit = MAX_CYCLES_PER_TRANSFER * chunks.len() as u64 + MAX_CYCLES_PER_BEAT * beats;
-        let (trace, cycles, seconds) = match self {
+    /// Moves `data` (`width` symbols) out through the engine as one device-to-host transfer and
+    /// the image it wrote back as one host-to-device transfer. `seed` 0 keeps every port free,
+    /// else [`EnginePorts::from_xorshift`] from it holds each port off about one cycle in four.
+    /// Fails when the engine hangs, reports an error, or writes outside a transfer's destination,
+    /// a byte twice (host to device) or leaves a hole.
+    pub fn round_trip(&self, data: &[u8], width: SymbolWidth, seed: u32) -> Result<RoundTrip> {
+        ensure!(!data.is_empty(), "pz_engine: an empty transfer has nothing to move");
+        let raw_bytes = u32::try_from(data.len()).context("pz_engine: a transfer of 2^32 bytes or more")?;
+        let transfer = Transfer { id: TRANSFER_ID, width, bytes: data.to_vec() };
+        let ports = |x: &mut u32| if seed == 0 { EnginePorts::FREE } else { EnginePorts::from_xorshift(x) };
+        let out = match self {
             Simulator::Verilator(m) => {
-                let run = m.d2h.run(&transfers, ready_seed, 0, true)?;
-                (run.trace, run.cycles, run.seconds)
+                let d2h = m.run(std::slice::from_ref(&transfer), &[], seed)?;
+                let (image, reported_wire_bytes, d2h_cycles) = d2h_result(&transfer, &d2h.trace)?;
+                let back = H2dStimulus { stream: image.clone(), raw_bytes, width, id: TRANSFER_ID };
+                let h2d = m.run(&[], std::slice::from_ref(&back), seed)?;
+                let (restored, h2d_cycles) = h2d_result(data.len(), &h2d.trace)?;
+                RoundTrip { image, reported_wire_bytes, restored, d2h_cycles, h2d_cycles, simulated_cycles: d2h.cycles + h2d.cycles, simulated_seconds: d2h.cpu_seconds + h2d.cpu_seconds }
             }
             Simulator::RustHdl => {
                 let t = ThreadTime::now();
-                let mut sim = D2hSim::new();
-                for tr in &transfers {
-                    sim.queue(tr);
-                }
-                let mut x = ready_seed;
-                sim.run(limit, |_| (true, ready_seed == 0 || xorshift_keeps(&mut x)));
-                ensure!(sim.idle(), "pz_d2h_lane (rust-hdl): {} of {} transfers done after {} cycles (hung)", sim.trace.dones.len(), chunks.len(), sim.cycle());
-                (std::mem::take(&mut sim.trace), sim.cycle(), t.elapsed().as_secs_f64())
-            }
-        };
-        ensure!(trace.dones.len() == chunks.len(), "pz_d2h_lane: {} done pulses for {} transfers", trace.dones.len(), chunks.len());
-        let images = d2h_images(chunks, &trace.writes)?;
-        let outputs = images.into_iter().zip(&trace.dones).map(|(image, d)| ChunkResult { bytes: image, reported_wire_bytes: Some(d.wire_bytes as usize) }).collect();
-        let first_in = *trace.beat_cycles.first().context("pz_d2h_lane took no beat")?;
-        let last_out = trace.writes.last().context("pz_d2h_lane wrote nothing")?.cycle;
-        Ok(LaneRun { outputs, cycles: last_out - first_in + 1, simulated_cycles: cycles, simulated_seconds: seconds })
-    }
-
-    /// Runs `streams` (chunk image, raw bytes; each its own transfer) through one host-to-device
-    /// lane; `seed` 0 = no backpressure, else [`H2dPorts::from_xorshift`] from it on every port.
-    /// Fails when the lane reports an error or writes outside a transfer's destination.
-    pub fn h2d(&self, streams: &[(&[u8], usize)], width: SymbolWidth, seed: u32) -> Result<LaneRun> {
-        let beats: u64 = streams.iter().map(|(s, _)| s.len().div_ceil(BEAT_BYTES).max(1) as u64).sum();
-        let limit = MAX_CYCLES_PER_TRANSFER * streams.len() as u64 + MAX_CYCLES_PER_BEAT * (beats + streams.iter().map(|(_, r)| r.div_ceil(BEAT_BYTES) as u64).sum::<u64>());
-        let raw_u32 = |r: usize| u32::try_from(r).context("a chunk of 2^32 bytes or more");
-        let (results, cycles, seconds) = match self {
-            Simulator::Verilator(m) => {
-                let stimuli = streams.iter().enumerate().map(|(i, (s, r))| Ok(H2dStimulus { stream: s.to_vec(), raw_bytes: raw_u32(*r)?, width, id: i as u8 })).collect::<Result<Vec<_>>>()?;
-                let run = run_h2d(&m.h2d, &stimuli, seed)?;
-                (run.results, run.cycles, run.seconds)
-            }
-            Simulator::RustHdl => {
-                let t = ThreadTime::now();
-                let mut sim = H2dSim::new();
-                for (i, (s, r)) in streams.iter().enumerate() {
-                    sim.queue_transfer(s, raw_u32(*r)?, width, i as u8);
-                }
+                let mut sim = EngineSim::new();
                 let mut x = seed;
-                let results = sim.run(limit, || if seed == 0 { H2dPorts::FREE } else { H2dPorts::from_xorshift(&mut x) }).to_vec();
-                ensure!(sim.idle(), "pz_h2d_lane (rust-hdl): not every transfer done after {} cycles (hung)", sim.cycle());
-                (results, sim.cycle(), t.elapsed().as_secs_f64())
+                sim.queue_d2h(&transfer);
+                sim.run(cycle_limit(data.len()), || ports(&mut x));
+                ensure!(sim.idle(), "pz_engine (rust-hdl): device to host not done after {} cycles (hung)", sim.cycle());
+                let (image, reported_wire_bytes, d2h_cycles) = d2h_result(&transfer, &sim.trace)?;
+                // Host to device from reset, the backpressure from the seed again: the Verilator
+                // model's second run exactly.
+                let d2h_simulated = sim.cycle();
+                let mut sim = EngineSim::new();
+                let mut x = seed;
+                sim.queue_h2d(&image, raw_bytes, width, TRANSFER_ID);
+                sim.run(cycle_limit(image.len() + data.len()), || ports(&mut x));
+                ensure!(sim.idle(), "pz_engine (rust-hdl): host to device not done after {} cycles (hung)", sim.cycle());
+                let (restored, h2d_cycles) = h2d_result(data.len(), &sim.trace)?;
+                RoundTrip { image, reported_wire_bytes, restored, d2h_cycles, h2d_cycles, simulated_cycles: d2h_simulated + sim.cycle(), simulated_seconds: t.elapsed().as_secs_f64() }
             }
         };
-        ensure!(results.len() == streams.len(), "pz_h2d_lane: {} results for {} transfers", results.len(), streams.len());
-        let mut outputs = Vec::with_capacity(streams.len());
-        for (i, (r, (_, raw))) in results.iter().zip(streams).enumerate() {
-            ensure!(r.done_cycle.is_some(), "pz_h2d_lane: transfer {i} never reported done");
-            if let Some((class, chunk)) = r.error {
-                anyhow::bail!("pz_h2d_lane: transfer {i} ({raw} raw bytes): error {class:?} in chunk {chunk}");
-            }
-            let (mem, bad) = r.memory(*raw, 0);
-            ensure!(!bad, "pz_h2d_lane: transfer {i} wrote outside its {raw}-byte destination or a byte twice");
-            ensure!(r.bytes_written() == *raw, "pz_h2d_lane: transfer {i} wrote {} of its {raw} bytes", r.bytes_written());
-            outputs.push(ChunkResult { bytes: mem, reported_wire_bytes: None });
-        }
-        let first_in = results.iter().find_map(|r| r.first_beat_cycle).context("pz_h2d_lane took no beat")?;
-        let last_out = results.iter().rev().find_map(last_write_cycle).context("pz_h2d_lane wrote nothing")?;
-        Ok(LaneRun { outputs, cycles: last_out - first_in + 1, simulated_cycles: cycles, simulated_seconds: seconds })
+        Ok(out)
     }
+}
+
+/// Cycles after which a run over `bytes` of input is declared hung.
+fn cycle_limit(bytes: usize) -> u64 {
+    MAX_CYCLES_PER_TRANSFER + MAX_CYCLES_PER_BEAT * bytes.div_ceil(BEAT_BYTES) as u64
+}
+
+/// The device-to-host side of transfer `t` (the only one) in `trace`: the image its writes
+/// built ([`d2h_image`]), the wire bytes its `done` reported and its cycles (first beat →
+/// `done`, inclusive). Fails unless exactly one write is marked last and `done` counts the
+/// image's bytes.
+fn d2h_result(t: &Transfer, trace: &EngineTrace) -> Result<(Vec<u8>, usize, u64)> {
+    let done = trace.d2h_dones.iter().find(|d| d.id == t.id).context("pz_engine: device to host never reported done")?;
+    let first = trace.d2h_cycles.first().and_then(|c| c.first_beat).context("pz_engine: device to host took no beat")?;
+    if let Some(w) = trace.d2h_writes.iter().flatten().find(|w| w.id != t.id) {
+        anyhow::bail!("pz_engine: a device-to-host write in cycle {} carries id {}, the transfer's is {}", w.cycle, w.id, t.id);
+    }
+    let lasts = trace.d2h_writes.iter().flatten().filter(|w| w.last).count();
+    ensure!(lasts == 1, "pz_engine: {lasts} device-to-host writes marked last, one expected");
+    let image = d2h_image(trace, 0, t).map_err(|e| anyhow::anyhow!("pz_engine: {e}"))?;
+    ensure!(image.len() == done.wire_bytes as usize, "pz_engine: done reported {} wire bytes, its writes built {}", done.wire_bytes, image.len());
+    Ok((image, done.wire_bytes as usize, done.cycle - first + 1))
+}
+
+/// The host-to-device side of one transfer of `len` bytes in `trace`: the bytes its writes put
+/// back, each exactly once, and its cycles (first stream beat → last write, inclusive). Fails on
+/// an error pulse, a missing `done`, a write outside the destination, a byte written twice or
+/// never.
+fn h2d_result(len: usize, trace: &EngineTrace) -> Result<(Vec<u8>, u64)> {
+    if let Some((_, id, class, chunk)) = trace.h2d_errors.first() {
+        anyhow::bail!("pz_engine: host to device of transfer {id} ({len} raw bytes): error {class:?} in chunk {chunk}");
+    }
+    ensure!(trace.h2d_dones.iter().any(|d| d.1 == TRANSFER_ID), "pz_engine: host to device never reported done");
+    let first = trace.h2d_cycles.first().and_then(|c| c.first_beat).context("pz_engine: host to device took no beat")?;
+    let mut out = vec![0u8; len];
+    let mut seen = vec![false; len];
+    let mut last_cycle = first;
+    for w in trace.h2d_writes.iter().flatten() {
+        ensure!(w.id == TRANSFER_ID, "pz_engine: a host-to-device write in cycle {} carries id {}, the transfer's is {TRANSFER_ID}", w.cycle, w.id);
+        last_cycle = last_cycle.max(w.cycle);
+        put_h2d_write(w, &mut out, &mut seen)?;
+    }
+    if let Some(hole) = seen.iter().position(|s| !s) {
+        anyhow::bail!("pz_engine: host to device never wrote byte {hole} of {len}");
+    }
+    Ok((out, last_cycle - first + 1))
+}
+
+/// One host-to-device write into `out`, marking `seen`.
+fn put_h2d_write(w: &H2dWrite, out: &mut [u8], seen: &mut [bool]) -> Result<()> {
+    for (i, byte) in w.data.iter().enumerate().filter(|(i, _)| w.strb >> i & 1 == 1) {
+        let a = w.addr as usize + i;
+        ensure!(a < out.len(), "pz_engine: host-to-device write in cycle {} reaches byte {a} of a {}-byte destination", w.cycle, out.len());
+        ensure!(!seen[a], "pz_engine: host to device wrote byte {a} twice");
+        out[a] = *byte;
+        seen[a] = true;
+    }
+    Ok(())
 }
 
 /// Longest wait for another process's build of the same cache (a cold build takes minutes).
@@ -212,70 +252,4 @@ fn with_build_lock<T>(dir: &Path, build: impl FnOnce() -> Result<T>) -> Result<T
     let r = build();
     let _ = std::fs::remove_dir(&lock);
     r
-}
-
-fn last_write_cycle(r: &H2dResult) -> Option<u64> {
-    r.writes.last().map(|w| w.cycle)
-}
-
-/// One step of the drivers' xorshift32 backpressure: true (port ready) about three cycles in four.
-fn xorshift_keeps(x: &mut u32) -> bool {
-    *x ^= *x << 13;
-    *x ^= *x >> 17;
-    *x ^= *x << 5;
-    *x & 3 != 0
-}
-
-/// What the hardware produced for one chunk.
-#[derive(Clone, Debug)]
-pub struct ChunkResult {
-    /// Device to host: the chunk's image in host memory (header + body, as far as written).
-    /// Host to device: the restored chunk.
-    pub bytes: Vec<u8>,
-    /// Device to host: the wire bytes the unit's `done` reported.
-    pub reported_wire_bytes: Option<usize>,
-}
-
-/// One lane's run over its batch of transfers.
-#[derive(Clone, Debug)]
-pub struct LaneRun {
-    /// Per transfer, in order.
-    pub outputs: Vec<ChunkResult>,
-    /// Cycles from the first beat taken to the last write taken, inclusive.
-    pub cycles: u64,
-    /// Cycles simulated (reset to the last `done`).
-    pub simulated_cycles: u64,
-    /// Seconds of the simulation loop: CPU time of this thread (rust-hdl) or the loop time the
-    /// Verilator process measured (single-threaded).
-    pub simulated_seconds: f64,
-}
-
-/// Replays the unit's writes into one destination per transfer (the writes of transfer `i` carry
-/// id `i mod 256` and end with its `last` write); each image runs to the last byte written. Fails
-/// on a write outside the worst-case destination or with another transfer's id.
-pub fn d2h_images(chunks: &[&[u8]], writes: &[Write]) -> Result<Vec<Vec<u8>>> {
-    let mut it = writes.iter();
-    let mut out = Vec::with_capacity(chunks.len());
-    for (n, c) in chunks.iter().enumerate() {
-        let cap = destination_bytes(c.len());
-        let mut image = vec![0u8; cap];
-        let mut extent = 0;
-        loop {
-            let w = it.next().with_context(|| format!("pz_d2h_lane: writes end before transfer {n}'s last write"))?;
-            ensure!(w.id == n as u8, "pz_d2h_lane: write in cycle {} carries id {}, transfer {n} expected", w.cycle, w.id);
-            for (i, byte) in w.data.iter().enumerate().filter(|(i, _)| w.be >> i & 1 == 1) {
-                let a = w.addr as usize + i;
-                ensure!(a < cap, "pz_d2h_lane: write in cycle {} reaches byte {a} of transfer {n}'s {cap}-byte destination", w.cycle);
-                image[a] = *byte;
-                extent = extent.max(a + 1);
-            }
-            if w.last {
-                break;
-            }
-        }
-        image.truncate(extent);
-        out.push(image);
-    }
-    ensure!(it.next().is_none(), "pz_d2h_lane: a write after the last transfer");
-    Ok(out)
 }

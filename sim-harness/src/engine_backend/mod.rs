@@ -1,14 +1,13 @@
 //! The engine behind one interface, at three fidelities (`--fidelity model|sampled|cycle`):
 //!
-//! * [`cycle::CycleBackend`]: every chunk through the hardware in both directions, cycle by cycle,
-//!   two lanes per direction ([`hw`]): device to host through `pz_d2h_lane` (compressor lane and
-//!   its chunk packer; the compressed bytes are the host-memory image its addressed writes build,
-//!   the wire bytes the count its `done` reports), host to device through `pz_h2d_lane` fed that
-//!   image. The simulator is Verilator on the exported Verilog when `verilator` is on PATH, else
-//!   the rust-hdl simulation (`--simulator`).
-//! * [`model::ModelBackend`]: the golden size model for the bytes and the published latency
-//!   models for the time: [`d2h_model_cycles`] (docs/HARDWARE.md, the device-to-host unit) and
-//!   `engine::hw::h2d_lane_latency_cycles` (the host-to-device lane).
+//! * [`cycle::CycleBackend`]: every chunk through the engine top `pz_engine` in both directions,
+//!   cycle by cycle ([`hw`]): a transfer goes out as one device-to-host transfer (the compressed
+//!   bytes are the host-memory image its addressed writes build, the wire bytes the count its
+//!   `done` reports) and comes back as one host-to-device transfer of that image. The simulator
+//!   is Verilator on the exported Verilog when `verilator` is on PATH, else the rust-hdl
+//!   simulation (`--simulator`).
+//! * [`model::ModelBackend`]: the golden size model for the bytes and the engine's published
+//!   latency models for the time (`engine::hw::engine_latency`, docs/HARDWARE.md).
 //! * [`sampled::SampledBackend`]: every k-th chunk through the cycle backend, the rest through the
 //!   model; time from the latency models.
 //!
@@ -60,8 +59,6 @@ pub struct ChunkOut {
     pub raw_bytes: usize,
     /// Wire bytes: 2 + header (FORMAT.md §8); from the hardware, the extent of its image.
     pub wire_bytes: usize,
-    /// Wire bytes the device-to-host unit's `done` reported (hardware chunks).
-    pub reported_wire_bytes: Option<usize>,
     /// The chunk's bytes on the wire (header + body) as the hardware wrote them.
     pub stream: Option<Vec<u8>>,
     /// The bytes the host-to-device lane wrote back from [`Self::stream`].
@@ -76,9 +73,11 @@ pub struct ChunkOut {
 pub struct TransferOut {
     /// Chunks in order.
     pub chunks: Vec<ChunkOut>,
-    /// Device to host: engine cycles from the first beat in to the last write out (busiest lane).
+    /// Wire bytes the engine's `done` reported for the chunks that went through the hardware.
+    pub reported_wire_bytes: Option<usize>,
+    /// Device to host: engine cycles from the first beat in to `done`, inclusive.
     pub cycles: u64,
-    /// Host to device: the same.
+    /// Host to device: engine cycles from the first stream beat in to the last write, inclusive.
     pub h2d_cycles: u64,
     /// Cycles simulated by the hardware model, summed over lanes and directions.
     pub simulated_cycles: u64,

@@ -2,7 +2,8 @@
 //! [`EngineBackend::begin_transfer`]) goes both ways through the hardware ([`CycleBackend`]) when
 //! (i + c) mod k = 0, so a run of many one-chunk tensors is sampled too and the choice is the same
 //! however the run is split over threads or shards; the rest through the size model; the
-//! transfer's time from the latency models (which `cycle` runs check against the hardware).
+//! transfer's time from the latency models (which `cycle` runs check against the hardware). The
+//! sampled chunks of a transfer go through the engine as one transfer of their own.
 
 use super::cycle::CycleBackend;
 use super::model::{d2h_cycles, h2d_model_cycles, model_chunk};
@@ -38,11 +39,11 @@ impl EngineBackend for SampledBackend {
         let n = data.len().div_ceil(CHUNK_BYTES);
         let picked: Vec<usize> = (0..n).filter(|c| (self.seen + c) % self.every == 0).collect();
         self.seen += n;
-        let (hw, simulated_cycles, simulated_seconds) = if picked.is_empty() {
-            (Vec::new(), 0, 0.0)
+        let (hw, reported_wire_bytes, simulated_cycles, simulated_seconds) = if picked.is_empty() {
+            (Vec::new(), None, 0, 0.0)
         } else {
             let r = self.cycle.run_chunks(data, &picked, width)?;
-            (r.chunks, r.simulated_cycles, r.simulated_seconds)
+            (r.chunks, Some(r.reported_wire_bytes), r.simulated_cycles, r.simulated_seconds)
         };
         let mut hw = hw.into_iter().peekable();
         let chunks = data
@@ -53,6 +54,6 @@ impl EngineBackend for SampledBackend {
                 _ => model_chunk(bytes, width),
             })
             .collect();
-        Ok(TransferOut { chunks, cycles: d2h_cycles(data, width), h2d_cycles: h2d_model_cycles(data, width), simulated_cycles, simulated_seconds })
+        Ok(TransferOut { chunks, reported_wire_bytes, cycles: d2h_cycles(data, width), h2d_cycles: h2d_model_cycles(data, width), simulated_cycles, simulated_seconds })
     }
 }
