@@ -44,6 +44,26 @@ fn builder_output_roundtrips_through_a_file() {
 }
 
 #[test]
+fn a_gzipped_trace_loads_like_the_plain_file_and_a_broken_one_names_the_file() {
+    use std::io::Write;
+    let trace = small_trace();
+    let path = std::env::temp_dir().join(format!("planner-trace-{}.json.gz", std::process::id()));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(trace.to_json_string().as_bytes()).unwrap();
+    let bytes = gz.finish().unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    assert_eq!(Trace::load(&path).unwrap(), trace);
+    // Cut short: the inflater's error, under the file's name.
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let err = Trace::load(&path).unwrap_err();
+    assert!(matches!(err, TraceError::Io { .. }) && err.to_string().contains(".json.gz"), "{err}");
+    // Not gzip at all.
+    std::fs::write(&path, trace.to_json_string()).unwrap();
+    assert!(matches!(Trace::load(&path).unwrap_err(), TraceError::Io { .. }));
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
 fn unknown_fields_are_ignored_and_optional_fields_may_be_absent() {
     let t = load_edited(|v| {
         v["capture_tool_version"] = "0.1".into();

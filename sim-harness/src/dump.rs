@@ -16,6 +16,54 @@ use serde::Deserialize;
 /// Size of a sampled chunk in bytes (§3).
 pub const CHUNK_BYTES: u64 = 4096;
 
+/// The capture-batch trace of a dump directory (§2). `data/` stores it gzipped, as
+/// `trace.json.gz`; [`trace_path`] finds either.
+pub const TRACE_FILE: &str = "trace.json";
+
+/// The training-batch trace of a dump directory (§2), plain or gzipped like [`TRACE_FILE`].
+pub const TRAIN_TRACE_FILE: &str = "trace-train.json";
+
+/// Suffix of a gzip-compressed trace (`trace.json.gz`).
+const GZIP_SUFFIX: &str = ".gz";
+
+/// Versions of `sample.json` this reader accepts (§3): 1 kept whole chunks only; 2 also keeps a
+/// tensor's final partial chunk, so that a small tensor is kept whole.
+pub const SAMPLE_VERSIONS: [u32; 2] = [1, 2];
+
+/// Tensors above this size are measured on every [`FULL_DUMP_STRIDE_CHUNKS`]-th chunk when a
+/// full dump is the reference (the paper, §IV: "Tensors above 32 MB are compressed on every
+/// fourth 4 KB chunk").
+pub const FULL_DUMP_STRIDE_ABOVE_BYTES: u64 = 32 << 20;
+
+/// The chunk stride of the paper's rule for tensors above [`FULL_DUMP_STRIDE_ABOVE_BYTES`].
+pub const FULL_DUMP_STRIDE_CHUNKS: usize = 4;
+
+/// The file of trace `name` (`TRACE_FILE` or `TRAIN_TRACE_FILE`) in `dir`: the plain JSON when it
+/// exists, else its gzipped form `name.gz` (which may not exist either; the reader then names it).
+pub fn trace_path(dir: &Path, name: &str) -> PathBuf {
+    let plain = dir.join(name);
+    if plain.is_file() { plain } else { dir.join(format!("{name}{GZIP_SUFFIX}")) }
+}
+
+/// Offsets of the chunks of a full dump's tensor of `bytes` bytes that [`Dump::read_iteration`]
+/// yields: every chunk (`[0]` for an empty tensor), or under the paper's rule (`paper_rule`) every
+/// [`FULL_DUMP_STRIDE_CHUNKS`]-th one of a tensor above [`FULL_DUMP_STRIDE_ABOVE_BYTES`].
+fn full_dump_offsets(bytes: u64, paper_rule: bool) -> Vec<u64> {
+    let stride = if paper_rule && bytes > FULL_DUMP_STRIDE_ABOVE_BYTES { FULL_DUMP_STRIDE_CHUNKS } else { 1 };
+    (0..bytes.div_ceil(CHUNK_BYTES).max(1)).step_by(stride).map(|i| i * CHUNK_BYTES).collect()
+}
+
+/// Whether `dir` is a model dump directory: it holds a capture trace, plain or gzipped.
+pub fn is_model_dir(dir: &Path) -> bool {
+    trace_path(dir, TRACE_FILE).is_file()
+}
+
+/// Length in bytes of the chunk at byte `offset` of a tensor of `tensor_bytes` bytes: a whole
+/// chunk, or the tensor's shorter final chunk. `offset` must lie inside the tensor.
+pub fn chunk_len(tensor_bytes: u64, offset: u64) -> u64 {
+    CHUNK_BYTES.min(tensor_bytes - offset)
+}
+
 /// What went wrong while reading a dump.
 #[derive(Debug, thiserror::Error)]
 pub enum DumpError {
@@ -111,7 +159,7 @@ pub struct Matching {
 pub struct SampleIndex {
     /// Fixed string `planezip-sample`.
     pub format: String,
-    /// Version (1).
+    /// Version (one of [`SAMPLE_VERSIONS`]).
     pub version: u32,
     /// Model name.
     pub model: String,
@@ -145,8 +193,8 @@ pub struct SavedBlocks {
     pub dtype: Dtype,
     /// Full size of the tensor in bytes.
     pub tensor_bytes: u64,
-    /// Byte offsets into the tensor of the chunks in `data`, each `CHUNK_BYTES` long except a
-    /// final (full dump) or sole (tensor under 4 KB) shorter one.
+    /// Byte offsets into the tensor of the chunks in `data`, increasing, each chunk
+    /// [`chunk_len`] long: `CHUNK_BYTES` except the tensor's shorter final chunk, when kept.
     pub offsets: Vec<u64>,
     /// The chunks, concatenated.
     pub data: Vec<u8>,
@@ -177,6 +225,7 @@ pub struct Dump {
     pub sample: Option<SampleIndex>,
     saved: Vec<(Producer, Dtype, u64)>,
     iterations: usize,
+    paper_chunk_rule: bool,
 }
 
 /// Default location of full dumps: `$PLANEZIP_CACHE/dumps`, else `~/.cache/planezip/dumps`.
@@ -187,13 +236,13 @@ pub fn cache_root() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/planezip/dumps"))
 }
 
-/// Opens every model directory (one holding `trace.json`) under `root`, sorted by name.
+/// Opens every model directory (one holding `trace.json` or `trace.json.gz`) under `root`, sorted by name.
 pub fn open_all(root: &Path) -> Result<Vec<Dump>, DumpError> {
     let entries = std::fs::read_dir(root).map_err(|source| DumpError::Io { path: root.to_owned(), source })?;
     let mut dirs = Vec::new();
     for e in entries {
         let e = e.map_err(|source| DumpError::Io { path: root.to_owned(), source })?;
-        if e.path().join("trace.json").is_file() {
+        if is_model_dir(&e.path()) {
             dirs.push(e.path());
         }
     }
@@ -235,8 +284,9 @@ impl Dump {
     /// and checks that they agree. Tensor files are read by [`Dump::read_iteration`].
     pub fn open(dir: impl AsRef<Path>) -> Result<Dump, DumpError> {
         let dir = dir.as_ref().to_owned();
-        let trace = Trace::load(dir.join("trace.json"))?;
-        let train_trace = Trace::load(dir.join("trace-train.json"))?;
+        let trace_file = trace_path(&dir, TRACE_FILE);
+        let trace = Trace::load(&trace_file)?;
+        let train_trace = Trace::load(trace_path(&dir, TRAIN_TRACE_FILE))?;
         let meta_path = dir.join("metadata.json");
         let metadata: Metadata = read_json(&meta_path)?;
         if metadata.dump_version != 1 {
@@ -252,7 +302,7 @@ impl Dump {
             .filter(|t| t.kind == TensorKind::SavedActivation)
             .map(|t| match t.producer {
                 Some(p) => Ok((p, t.dtype, t.bytes)),
-                None => Err(invalid(&dir.join("trace.json"), format!("saved tensor {} has no producer", t.id))),
+                None => Err(invalid(&trace_file, format!("saved tensor {} has no producer", t.id))),
             })
             .collect::<Result<_, _>>()?;
         check_matching(&meta_path, &metadata.matching, &trace, &train_trace)?;
@@ -278,7 +328,15 @@ impl Dump {
                 return Err(invalid(&p, "missing tensor file"));
             }
         }
-        Ok(Dump { dir, trace, train_trace, metadata, sample, saved, iterations })
+        Ok(Dump { dir, trace, train_trace, metadata, sample, saved, iterations, paper_chunk_rule: false })
+    }
+
+    /// The same dump, read by the paper's rule (§IV): a full dump's tensors above
+    /// [`FULL_DUMP_STRIDE_ABOVE_BYTES`] yield only every [`FULL_DUMP_STRIDE_CHUNKS`]-th chunk
+    /// (offsets 0, 4, 8, … chunks) from [`Dump::read_iteration`]. A sample is read as stored.
+    pub fn with_paper_chunk_rule(mut self) -> Dump {
+        self.paper_chunk_rule = true;
+        self
     }
 
     /// Whether this is a sampled dump (`sample.json` present).
@@ -325,7 +383,7 @@ impl Dump {
             let offsets = match &self.sample {
                 Some(s) => {
                     let entry = &s.tensors[&key];
-                    let want = if bytes < CHUNK_BYTES { bytes } else { entry.offsets.len() as u64 * CHUNK_BYTES };
+                    let want: u64 = entry.offsets.iter().map(|&o| chunk_len(bytes, o)).sum();
                     if data.len() as u64 != want {
                         return Err(invalid(&path, format!("{key}: {} bytes, sample index implies {want}", data.len())));
                     }
@@ -335,7 +393,13 @@ impl Dump {
                     if data.len() as u64 != bytes {
                         return Err(invalid(&path, format!("{key}: {} bytes, trace says {bytes}", data.len())));
                     }
-                    (0..bytes.div_ceil(CHUNK_BYTES).max(1)).map(|i| i * CHUNK_BYTES).collect()
+                    let offsets = full_dump_offsets(bytes, self.paper_chunk_rule);
+                    if offsets.len() as u64 != bytes.div_ceil(CHUNK_BYTES).max(1) {
+                        let kept = offsets.iter().flat_map(|&o| &data[o as usize..(o + chunk_len(bytes, o)) as usize]).copied().collect();
+                        out.push(SavedBlocks { signature: sig, dtype, tensor_bytes: bytes, offsets, data: kept });
+                        continue;
+                    }
+                    offsets
                 }
             };
             out.push(SavedBlocks { signature: sig, dtype, tensor_bytes: bytes, offsets, data: data.to_vec() });
@@ -374,8 +438,9 @@ fn check_matching(path: &Path, m: &Matching, trace: &Trace, train: &Trace) -> Re
 }
 
 fn check_sample(path: &Path, s: &SampleIndex, saved: &[(Producer, Dtype, u64)]) -> Result<(), DumpError> {
-    if s.format != "planezip-sample" || s.version != 1 {
-        return Err(invalid(path, format!("format {:?} version {} (expected planezip-sample 1)", s.format, s.version)));
+    if s.format != "planezip-sample" || !SAMPLE_VERSIONS.contains(&s.version) {
+        return Err(invalid(path, format!(
+            "format {:?} version {} (expected planezip-sample, version {SAMPLE_VERSIONS:?})", s.format, s.version)));
     }
     if s.chunk_bytes != CHUNK_BYTES {
         return Err(invalid(path, format!("chunk_bytes {} (expected {CHUNK_BYTES})", s.chunk_bytes)));
@@ -402,11 +467,84 @@ fn check_sample(path: &Path, s: &SampleIndex, saved: &[(Producer, Dtype, u64)]) 
             }
         }
         for &o in &e.offsets {
-            let fits = if bytes < CHUNK_BYTES { o == 0 } else { o % CHUNK_BYTES == 0 && o.checked_add(CHUNK_BYTES).is_some_and(|end| end <= bytes) };
+            // Version 1 keeps whole chunks only (a tensor under one chunk at offset 0); version 2
+            // also the final partial chunk. Either way a chunk starts on a chunk boundary inside the tensor.
+            let whole = o.checked_add(CHUNK_BYTES).is_some_and(|end| end <= bytes);
+            let fits = o % CHUNK_BYTES == 0
+                && o < bytes.max(1)
+                && (whole || s.version >= 2 || bytes < CHUNK_BYTES);
             if !fits {
-                return Err(invalid(path, format!("{key}: offset {o} is not a whole 4096-byte chunk of {bytes} bytes")));
+                return Err(invalid(path, format!(
+                    "{key}: offset {o} is not the start of a 4096-byte chunk of {bytes} bytes (sample version {})", s.version)));
             }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(version: u32, bytes: u64, offsets: Vec<u64>) -> (SampleIndex, Vec<(Producer, Dtype, u64)>) {
+        let sig: Producer = "op3:0".parse().unwrap();
+        let tensor = SampledTensor { dtype: Dtype::U8, shape: vec![bytes], bytes, offsets };
+        let s = SampleIndex {
+            format: "planezip-sample".into(),
+            version,
+            model: "m".into(),
+            chunk_bytes: CHUNK_BYTES,
+            iterations: 3,
+            tensors: [(sig.to_string(), tensor)].into_iter().collect(),
+        };
+        (s, vec![(sig, Dtype::U8, bytes)])
+    }
+
+    fn accepted(version: u32, bytes: u64, offsets: &[u64]) -> bool {
+        let (s, saved) = index(version, bytes, offsets.to_vec());
+        check_sample(Path::new("sample.json"), &s, &saved).is_ok()
+    }
+
+    #[test]
+    fn sample_versions_differ_only_in_the_final_partial_chunk() {
+        let bytes = 3 * CHUNK_BYTES + 100; // chunks at 0, 4096, 8192 and a 100-byte one at 12288
+        for v in SAMPLE_VERSIONS {
+            assert!(accepted(v, bytes, &[0, 2 * CHUNK_BYTES]), "v{v}: whole chunks");
+            assert!(accepted(v, 100, &[0]), "v{v}: a tensor under one chunk, whole");
+            assert!(!accepted(v, bytes, &[7]), "v{v}: unaligned");
+            assert!(!accepted(v, bytes, &[4 * CHUNK_BYTES]), "v{v}: past the end");
+            assert!(!accepted(v, bytes, &[CHUNK_BYTES, 0]), "v{v}: not increasing");
+        }
+        assert!(!accepted(1, bytes, &[0, 3 * CHUNK_BYTES]), "v1 keeps whole chunks only");
+        assert!(accepted(2, bytes, &[0, 3 * CHUNK_BYTES]), "v2 keeps the final partial chunk");
+        assert!(!accepted(3, bytes, &[0]), "unknown version");
+        assert_eq!(chunk_len(bytes, 3 * CHUNK_BYTES), 100);
+        assert_eq!(chunk_len(bytes, 0), CHUNK_BYTES);
+    }
+
+    #[test]
+    fn the_paper_rule_keeps_every_fourth_chunk_above_32_mib() {
+        let at = FULL_DUMP_STRIDE_ABOVE_BYTES; // 32 MiB = 8,192 chunks: below the rule
+        assert_eq!(full_dump_offsets(at, true).len(), 8192);
+        // One byte more: 8,193 chunks, of which 0, 4, ..., 8,192 (2,049) are kept, the last one a
+        // single byte long.
+        let o = full_dump_offsets(at + 1, true);
+        assert_eq!((o.len(), o[1], *o.last().unwrap()), (2049, 4 * CHUNK_BYTES, at));
+        assert_eq!(chunk_len(at + 1, at), 1);
+        assert_eq!(full_dump_offsets(at + 1, false).len(), 8193);
+        assert_eq!(full_dump_offsets(0, true), vec![0]);
+    }
+
+    #[test]
+    fn gzipped_traces_are_found_when_the_plain_file_is_absent() {
+        let dir = std::env::temp_dir().join(format!("planezip-trace-path-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(!is_model_dir(&dir));
+        assert_eq!(trace_path(&dir, TRACE_FILE), dir.join("trace.json.gz"));
+        std::fs::write(dir.join("trace.json.gz"), b"").unwrap();
+        assert!(is_model_dir(&dir));
+        std::fs::write(dir.join("trace.json"), b"").unwrap();
+        assert_eq!(trace_path(&dir, TRACE_FILE), dir.join("trace.json"), "the plain file wins");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -91,8 +91,8 @@ pub fn model_dirs(data: &Path, names: &[String]) -> Result<Vec<PathBuf>> {
             .iter()
             .map(|n| {
                 let p = PathBuf::from(n);
-                let dir = if p.join("trace.json").is_file() { p } else { data.join(n) };
-                ensure!(dir.join("trace.json").is_file(), "{}: not a model dump (no trace.json)", dir.display());
+                let dir = if crate::dump::is_model_dir(&p) { p } else { data.join(n) };
+                ensure!(crate::dump::is_model_dir(&dir), "{}: not a model dump (no trace.json or trace.json.gz)", dir.display());
                 Ok(dir)
             })
             .collect();
@@ -100,19 +100,19 @@ pub fn model_dirs(data: &Path, names: &[String]) -> Result<Vec<PathBuf>> {
     dumps_under(data)
 }
 
-/// Every model dump directly under `data` (a directory holding `trace.json`), sorted; an error
+/// Every model dump directly under `data` (a directory holding `trace.json` or `trace.json.gz`), sorted; an error
 /// naming `data` when there is none.
 pub fn dumps_under(data: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(data).with_context(|| format!("{}: cannot list model dumps", data.display()))?;
     let mut dirs = Vec::new();
     for e in entries {
         let p = e.with_context(|| format!("{}: cannot list model dumps", data.display()))?.path();
-        if p.join("trace.json").is_file() {
+        if crate::dump::is_model_dir(&p) {
             dirs.push(p);
         }
     }
     dirs.sort();
-    ensure!(!dirs.is_empty(), "{}: no model dumps (directories holding trace.json)", data.display());
+    ensure!(!dirs.is_empty(), "{}: no model dumps (directories holding trace.json or trace.json.gz)", data.display());
     Ok(dirs)
 }
 

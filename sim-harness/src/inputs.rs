@@ -29,7 +29,7 @@ pub struct NamedTensor {
 
 /// Model name of a tensor file: the dump directory holding it, else the stem.
 pub fn model_of_file(path: &Path) -> String {
-    let parent = path.parent().filter(|p| p.join("metadata.json").is_file() || p.join("trace.json").is_file());
+    let parent = path.parent().filter(|p| p.join("metadata.json").is_file() || crate::dump::is_model_dir(p));
     match parent.and_then(|p| p.file_name()) {
         Some(n) => n.to_string_lossy().into_owned(),
         None => path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),

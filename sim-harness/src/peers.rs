@@ -745,8 +745,11 @@ impl Tally {
 
 /// Operator type of each op id in the `trace.json` beside a dump file, if there is one.
 fn op_types(dir: &Path) -> Result<Vec<String>> {
-    let path = dir.join("trace.json");
-    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(Vec::new()) };
+    let path = crate::dump::trace_path(dir, crate::dump::TRACE_FILE);
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let text = planner::trace::read_trace_text(&path)?;
     let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
     let mut types = Vec::new();
     for op in v["ops"].as_array().with_context(|| format!("{}: no ops list", path.display()))? {

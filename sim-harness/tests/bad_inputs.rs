@@ -9,6 +9,9 @@ use sim_harness::dump::Dump;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::{copy_model_dir, data_dir, trace_text};
+
 fn bin(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sim-harness")).args(args).output().expect("runs")
 }
@@ -27,19 +30,12 @@ fn fails_with(args: &[&str], needles: &[&str]) {
     }
 }
 
-fn data_dir(model: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(model)
-}
 
 /// A copy of the committed `data/resnet50` sample (the smallest) in a temp folder, to edit.
 fn dump_copy() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("resnet50");
-    std::fs::create_dir(&dir).unwrap();
-    for e in std::fs::read_dir(data_dir("resnet50")).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-    }
+    copy_model_dir(&data_dir("resnet50"), &dir);
     (tmp, dir)
 }
 
@@ -102,7 +98,7 @@ fn a_shape_that_does_not_hold_the_byte_count_is_named() {
         let t = v["tensors"].as_object_mut().unwrap().values_mut().find(|t| t["bytes"].as_u64().unwrap() > 8192).unwrap();
         t["offsets"] = serde_json::json!([u64::MAX - 4095]);
     });
-    open_fails(&dir, &["sample.json", "not a whole 4096-byte chunk"]);
+    open_fails(&dir, &["sample.json", "is not the start of a 4096-byte chunk"]);
 }
 
 #[test]
@@ -156,7 +152,7 @@ fn a_trace_referencing_an_unknown_tensor_is_named() {
 fn a_trace_and_a_dump_of_different_models_are_refused() {
     // trace.json of another model dropped into this dump.
     let (_tmp, dir) = dump_copy();
-    std::fs::copy(data_dir("minilm").join("trace.json"), dir.join("trace.json")).unwrap();
+    std::fs::write(dir.join("trace.json"), trace_text(&data_dir("minilm"), "trace.json")).unwrap();
     open_fails(&dir, &["metadata.json", "\"resnet50\"", "\"minilm\""]);
     // sample.json of another model.
     let (_tmp, dir) = dump_copy();
@@ -405,6 +401,6 @@ fn broken_dumps_fail_the_program_with_the_file_named() {
     fails_with(&["plan", d], &["trace.json", "op 1 references tensor 987654321"]);
     fails_with(&["ratios", d], &["trace.json", "op 1 references tensor 987654321"]);
     let (_tmp, dir) = dump_copy();
-    std::fs::copy(data_dir("minilm").join("trace.json"), dir.join("trace.json")).unwrap();
+    std::fs::write(dir.join("trace.json"), trace_text(&data_dir("minilm"), "trace.json")).unwrap();
     fails_with(&["plan", dir.to_str().unwrap()], &["metadata.json", "\"resnet50\"", "\"minilm\""]);
 }

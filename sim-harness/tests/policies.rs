@@ -12,16 +12,15 @@ fn bin(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sim-harness")).args(args).output().expect("runs")
 }
 
-fn data_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data")
-}
+mod common;
+use common::{copy_model_dir, data_root};
 
 /// Model directories present under `data/` (those holding a trace), sorted by name.
 fn present_models() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(data_root())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.join("trace.json").is_file())
+        .filter(|p| sim_harness::dump::is_model_dir(p))
         .collect();
     dirs.sort();
     dirs
@@ -154,7 +153,7 @@ fn every_present_model_gets_every_policy_platform_and_budget() {
 
     // Calibration: batch / unlimited-memory iteration time of ResNet-50's training trace on B.
     if let Some(dir) = models.iter().find(|d| d.ends_with("resnet50")) {
-        let trace = Trace::load(dir.join("trace-train.json")).unwrap();
+        let trace = Trace::load(sim_harness::dump::trace_path(dir, sim_harness::dump::TRAIN_TRACE_FILE)).unwrap();
         let w = Workload::new(&trace, &Platform::b());
         let expected = trace.batch as f64 * 1e9 / w.unlimited_ns();
         let got = num(&report["calibration"]["images_per_s"]).unwrap();
@@ -229,11 +228,7 @@ fn run_on_damaged(damage: impl FnOnce(&Path)) -> Output {
     let src = present_models().into_iter().next().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join(src.file_name().unwrap());
-    std::fs::create_dir(&dir).unwrap();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
-    }
+    copy_model_dir(&src, &dir);
     damage(&dir);
     bin(&["policies", dir.to_str().unwrap()])
 }

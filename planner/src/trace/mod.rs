@@ -322,12 +322,37 @@ pub enum TraceProblem {
     },
 }
 
+/// Largest trace text accepted, in bytes after decompression (the largest captured trace, GPT-2's
+/// training trace, is 1.2 MB): a gzip file that inflates beyond it is refused, not buffered.
+pub const MAX_TRACE_TEXT_BYTES: u64 = 1 << 30;
+
+/// The text of a trace file: read as is, or inflated with gzip when the name ends in `.gz`.
+/// Errors name the file; a file that is not valid UTF-8 or inflates beyond
+/// [`MAX_TRACE_TEXT_BYTES`] is an [`TraceError::Io`] error of kind `InvalidData`.
+pub fn read_trace_text(path: &Path) -> Result<String, TraceError> {
+    use std::io::Read;
+    let io_err = |source| TraceError::Io { path: path.to_owned(), source };
+    let file = std::fs::File::open(path).map_err(io_err)?;
+    let gzipped = path.extension().is_some_and(|e| e == "gz");
+    let reader: Box<dyn Read> =
+        if gzipped { Box::new(flate2::read::GzDecoder::new(file)) } else { Box::new(file) };
+    let mut bytes = Vec::new();
+    reader.take(MAX_TRACE_TEXT_BYTES + 1).read_to_end(&mut bytes).map_err(io_err)?;
+    if bytes.len() as u64 > MAX_TRACE_TEXT_BYTES {
+        return Err(io_err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("trace text exceeds {MAX_TRACE_TEXT_BYTES} bytes"),
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| io_err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
+
 impl Trace {
-    /// Reads, parses and validates a `trace.json` file.
+    /// Reads, parses and validates a `trace.json` file, or a gzip-compressed one (`.gz`, as
+    /// `data/` stores them; see [`read_trace_text`]).
     pub fn load(path: impl AsRef<Path>) -> Result<Trace, TraceError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| TraceError::Io { path: path.to_owned(), source })?;
+        let text = read_trace_text(path)?;
         Trace::from_json_str(&text, path)
     }
 
