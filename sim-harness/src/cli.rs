@@ -37,6 +37,8 @@ pub enum Command {
     Policies(PoliciesArgs),
     /// PlaneZip beside zstd, lz4, byte-shuffle/split, ZipNN-style, BDI and entropy ceilings: ratio and single-core speed.
     Peers(crate::peers::PeersArgs),
+    /// Does the committed sample represent the full tensors? Whole-model ZVC and PlaneZip ratios (bf16, fp32) of each sample against its full dump, and Table IV on both; exits 1 outside --tolerance-pct.
+    SampleCheck(crate::sample_check::SampleCheckArgs),
     /// One model / platform / budget / policy: KEEP, SWAP or DROP per saved tensor with prefetch points, stalls, recomputation and swapped bytes.
     Plan(PlanArgs),
     /// Models x budgets x platforms x policies -> CSV and JSON; splits into --shard K/N pieces for batch arrays.

@@ -38,6 +38,7 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Policies(args) => policies::run(&args),
         Command::Peers(args) => peers::run(&args),
+        Command::SampleCheck(args) => crate::sample_check::run(&args),
         Command::Plan(a) => plan_cmd(&a),
         Command::Sweep(a) => sweep_cmd(&a),
         Command::Merge(a) => merge_cmd(&a),

@@ -16,6 +16,7 @@
 //! * [`vcd_out`]: `stream --vcd`, a readable waveform of the lane.
 //! * [`progress`]: progress bars.
 //! * [`peers`]: PlaneZip beside software codecs (ratio and speed).
+//! * [`sample_check`]: the committed sample against the full dumps it was drawn from.
 
 pub mod cli;
 pub mod clock;
@@ -34,6 +35,7 @@ pub mod policies;
 pub mod progress;
 pub mod ratios;
 pub mod report;
+pub mod sample_check;
 pub mod stream;
 /// Reading `.safetensors` / `.npy` files: [`engine::tensor_files`], under the name the harness's
 /// commands use.

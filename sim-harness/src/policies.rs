@@ -269,6 +269,24 @@ fn saved_ratio(trace: &Trace, table: &RatioTable, platform: &Platform) -> f64 {
     if wire == 0.0 { 1.0 } else { raw / wire }
 }
 
+/// The whole-model ratio of each codec configuration, by codec name (`zvc-f32`, `planezip-f32`,
+/// `zvc-bf16`, `planezip-bf16`, `planezip-bf16-32bit`): [`saved_ratio`] of `trace` on the
+/// codec's platform at the per-signature ratios of `tables`. This is the weighting the planner
+/// sees — each signature's measured ratio carried by its full size at the training batch — and
+/// the one the report's and `sample-check`'s ratio columns print.
+pub fn model_ratios(trace: &Trace, tables: &Tables) -> BTreeMap<String, f64> {
+    [
+        ("zvc-f32", &tables.a_zvc, Platform::a()),
+        ("planezip-f32", &tables.a_planezip, Platform::a()),
+        ("zvc-bf16", &tables.b_zvc, Platform::b()),
+        ("planezip-bf16", &tables.b_planezip, Platform::b()),
+        ("planezip-bf16-32bit", &tables.b_planezip32, Platform::b()),
+    ]
+    .into_iter()
+    .map(|(name, t, platform)| (name.to_owned(), saved_ratio(trace, t, &platform)))
+    .collect()
+}
+
 /// Share of the training trace's saved-activation bytes without a measurement in `table`.
 fn unmatched_share(trace: &Trace, table: &RatioTable) -> f64 {
     let (mut total, mut unmatched) = (0u64, 0u64);
@@ -531,16 +549,7 @@ pub fn evaluate(args: &PoliciesArgs) -> Result<Report> {
             ops: trace.ops.len(),
             saved_tensors: trace.tensors.iter().filter(|t| t.kind == TensorKind::SavedActivation).count(),
             unmatched_saved_bytes_share: unmatched_share(trace, &k1.a_planezip),
-            ratios: [
-                ("zvc-f32", &k1.a_zvc, Platform::a()),
-                ("planezip-f32", &k1.a_planezip, Platform::a()),
-                ("zvc-bf16", &k1.b_zvc, Platform::b()),
-                ("planezip-bf16", &k1.b_planezip, Platform::b()),
-                ("planezip-bf16-32bit", &k1.b_planezip32, Platform::b()),
-            ]
-            .into_iter()
-            .map(|(name, t, platform)| (name.to_owned(), saved_ratio(trace, t, &platform)))
-            .collect(),
+            ratios: model_ratios(trace, &k1),
             unlimited_ms: BTreeMap::new(),
             unlimited_samples_per_s: BTreeMap::new(),
             peak_bytes: BTreeMap::new(),

@@ -10,9 +10,8 @@ use sim_harness::dump::{cache_root, open_all, Dump, DumpError, CHUNK_BYTES};
 const MODELS: [&str; 7] =
     ["densenet121", "efficientnet_b0", "efficientnet_lite0", "gpt2", "minilm", "resnet50", "vit_b16"];
 
-fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data")
-}
+mod common;
+use common::{copy_model_dir, data_root as data_dir};
 
 fn f32s(bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
     bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -101,7 +100,7 @@ fn freshly_captured_tiny_dump_loads() {
     };
     let out = std::env::temp_dir().join(format!("planezip-tiny-{}", std::process::id()));
     let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../capture");
-    let status = Command::new(python)
+    let status = Command::new(&python)
         .args(["-m", "capture", "tiny_cnn", "--steps", "2", "--out"])
         .arg(&out)
         .env("PYTHONPATH", &capture)
@@ -118,7 +117,50 @@ fn freshly_captured_tiny_dump_loads() {
     }
     let mask = blocks.iter().find(|b| b.dtype == Dtype::Bool).expect("dropout mask saved");
     assert!(mask.data.iter().all(|&x| x <= 1) && mask.data.contains(&1));
-    std::fs::remove_dir_all(&out).unwrap();
+
+    // The sampler on this dump (version 2, gzipped traces), read back by the Rust reader: at a
+    // budget that holds everything the sample is the full dump and sample-check finds no error;
+    // at a small one every kept chunk equals the full tensor's bytes at its offset.
+    let sample = |budget_mib: &str| -> Dump {
+        let root = out.with_file_name(format!("{}-sample-{budget_mib}", out.file_name().unwrap().to_string_lossy()));
+        let status = Command::new(&python)
+            .args(["-m", "capture.sample", "--budget-mb", budget_mib, "--dumps"])
+            .arg(out.parent().unwrap())
+            .arg("--out")
+            .arg(&root)
+            .arg(out.file_name().unwrap())
+            .env("PYTHONPATH", &capture)
+            .status()
+            .expect("python runs");
+        assert!(status.success(), "sampler failed");
+        let dir = root.join(out.file_name().unwrap());
+        assert!(dir.join("trace.json.gz").is_file() && !dir.join("trace.json").exists());
+        Dump::open(&dir).unwrap()
+    };
+    let whole = sample("100");
+    assert_eq!(whole.sample.as_ref().unwrap().version, 2);
+    let check = sim_harness::sample_check::check_model(&whole, &d, 0.0).unwrap();
+    for r in &check.ratios {
+        assert!(r.error_pct == 0.0 && r.within, "a whole sample is its full dump: {r:?}");
+    }
+    assert_eq!(check.table4_sample.error_pct, check.table4_full.error_pct);
+    let small = sample("0.3");
+    let full_chunks: usize = blocks.iter().map(|b| b.offsets.len()).sum();
+    let mut kept = 0;
+    for k in 0..3 {
+        let full = d.read_iteration(k).unwrap();
+        for (fb, sb) in full.iter().zip(small.read_iteration(k).unwrap()) {
+            assert_eq!(fb.signature, sb.signature);
+            for (off, chunk) in sb.chunks() {
+                assert_eq!(chunk, &fb.data[off as usize..off as usize + chunk.len()], "{} @ {off}", sb.signature);
+                kept += 1;
+            }
+        }
+    }
+    assert!(kept > 0 && kept < 3 * full_chunks, "the small budget samples ({kept} of {} chunks)", 3 * full_chunks);
+    for dir in [out.clone(), whole.dir.parent().unwrap().to_owned(), small.dir.parent().unwrap().to_owned()] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }
 
 /// Compares the sample against the full dumps in the cache, when they are there.
@@ -149,18 +191,10 @@ fn sample_chunks_equal_the_full_dump_in_the_cache() {
     eprintln!("compared {compared} full dumps with data/");
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
-}
-
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("planezip-bad-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&data_dir().join("efficientnet_lite0"), &dir);
+    copy_model_dir(&data_dir().join("efficientnet_lite0"), &dir);
     dir
 }
 
