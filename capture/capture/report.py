@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 from pathlib import Path
 
@@ -21,6 +22,12 @@ PAPER_TABLE_I = {
 }
 
 
+def read_trace(d: Path, name: str) -> dict:
+    """Trace `name` of dump directory `d`: plain JSON, or gzipped (`name.gz`) as data/ stores it."""
+    plain = d / name
+    return json.loads(plain.read_text() if plain.exists() else gzip.decompress((d / f"{name}.gz").read_bytes()))
+
+
 def table(dumps: Path) -> str:
     """Markdown table: one row per dump directory holding metadata.json (GB = 1e9 bytes)."""
     rows = ["| model | params | train batch | ops (excl. views) | saved tensors | saved GB | paper (ops / saved / GB) "
@@ -28,7 +35,7 @@ def table(dumps: Path) -> str:
             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for d in sorted(p for p in dumps.iterdir() if (p / "metadata.json").exists()):
         m = json.loads((d / "metadata.json").read_text())
-        ops = json.loads((d / "trace-train.json").read_text())["ops"]
+        ops = read_trace(d, "trace-train.json")["ops"]
         data_ops = sum(1 for o in ops if o["outputs"])
         tr = m["train"]
         batch = f"{m['train_batch']}x{m['seq_len']}" if m["seq_len"] else str(m["train_batch"])

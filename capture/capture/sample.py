@@ -1,17 +1,25 @@
 """Build the committed `data/` sample from full dumps: 4 KB chunks of every saved activation.
 
-    python -m capture.sample [--dumps DIR] [--out data] [--budget-mb 5] [MODEL ...]
+    python -m capture.sample [--dumps DIR] [--out data] [--budget-mb 6.4] [MODEL ...]
 
-For each model, every saved activation keeps `n` chunks of 4,096 bytes at evenly spaced,
-4,096-byte-aligned offsets (the same offsets in all iterations), `n` proportional to its bytes
-(at least 1) within a per-model byte budget; a tensor under 4,096 bytes is kept whole. The
-traces and metadata are copied; `sample.json` records every offset. See docs/DUMP-FORMAT.md §3.
+For each model, every saved activation of `W` chunks (4,096 bytes each, the last one shorter when
+the tensor's size is not a multiple) keeps `n` of them, `1 <= n <= W`: its extent is cut into `n`
+equal strata of chunks and one chunk is drawn at random in each (seeded by model and signature,
+so the offsets are the same in all iterations and in every run). `n` is proportional to the
+tensor's bytes (water-filling under a per-model byte budget, at least one chunk each), so that
+byte-weighted ratios over the sample estimate those of the full tensors; a tensor of one chunk
+(under 4 KB included) is kept whole, and every tensor is when the budget allows, its final partial
+chunk included. The traces are stored
+gzipped (`trace.json.gz`, `trace-train.json.gz`), the metadata copied; `sample.json` records
+every offset. See docs/DUMP-FORMAT.md §3.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
+import random
 import shutil
 from pathlib import Path
 
@@ -23,36 +31,81 @@ from .iteration import signature
 from .pipeline import dumps_root
 
 CHUNK_BYTES = 4096
-SAMPLE_VERSION = 1
+SAMPLE_VERSION = 2
+TRACE_FILES = ("trace.json", "trace-train.json")
+# Bytes of each model's budget set aside for sample.json (a few offsets per tensor: 15-40 KB).
+INDEX_RESERVE_BYTES = 64 * 1024
+# Default per-model budget, MiB: seven models stay under data/'s 48 MB (issue 13).
+DEFAULT_BUDGET_MIB = 6.4
 
 
-def chunk_offsets(tensor_bytes: int, n: int) -> list[int]:
-    """`n` evenly spaced, `CHUNK_BYTES`-aligned byte offsets of whole chunks within a tensor.
+def chunk_count(tensor_bytes: int) -> int:
+    """Chunks of a tensor of `tensor_bytes` bytes, a shorter final one included (at least 1)."""
+    return max(1, -(-tensor_bytes // CHUNK_BYTES))
 
-    A tensor under one chunk yields [0] (kept whole); `n` is capped at the number of whole chunks.
+
+def chunk_offsets(tensor_bytes: int, n: int, seed: str) -> list[int]:
+    """`n` chunk offsets (bytes, increasing), one drawn uniformly in each of `n` equal strata of the
+    tensor's chunks with a generator seeded by `seed`; every chunk when `n` reaches their count.
+
+    Stratum `i` of `W` chunks is chunks `[floor(i W / n), floor((i + 1) W / n))`, so the strata
+    tile the tensor and each holds at least one chunk.
     """
-    whole = tensor_bytes // CHUNK_BYTES
-    if whole == 0:
-        return [0]
-    n = max(1, min(n, whole))
-    return [(i * whole // n) * CHUNK_BYTES for i in range(n)]
+    w = chunk_count(tensor_bytes)
+    n = max(1, min(n, w))
+    if n == w:
+        return [c * CHUNK_BYTES for c in range(w)]
+    rng = random.Random(seed)
+    return [rng.randrange(i * w // n, (i + 1) * w // n) * CHUNK_BYTES for i in range(n)]
 
 
 def take_chunks(t: torch.Tensor, offsets: list[int]) -> torch.Tensor:
-    """Concatenate the chunks at byte `offsets` of tensor `t` (same dtype, 1-D)."""
+    """Concatenate the chunks at byte `offsets` of tensor `t` (same dtype, 1-D); the chunk at the
+    tensor's end is as long as what is left of it."""
     flat = t.contiguous().reshape(-1)
     item = flat.element_size()
-    per = CHUNK_BYTES // item
-    if flat.numel() * item < CHUNK_BYTES:
-        return flat.clone()
-    return torch.cat([flat[o // item: o // item + per] for o in offsets])
+    nbytes = flat.numel() * item
+    return torch.cat([flat[o // item: min(o + CHUNK_BYTES, nbytes) // item] for o in offsets])
+
+
+def stored_bytes(tensor_bytes: int, n: int) -> int:
+    """Bytes that `n` chunks of a tensor of `tensor_bytes` bytes take in the sample (at most the
+    tensor: its final chunk may be shorter)."""
+    return min(n * CHUNK_BYTES, tensor_bytes)
 
 
 def allocate(saved: list[dict], budget_bytes: int) -> dict[str, int]:
-    """Chunks per saved activation (by signature) for one iteration: byte-proportional, >= 1."""
-    total = sum(t["bytes"] for t in saved) or 1
-    spare = max(0, budget_bytes // CHUNK_BYTES - len(saved))  # after the one chunk each
-    return {signature(t["producer"]): 1 + spare * t["bytes"] // total for t in saved}
+    """Chunks per saved activation (by signature) for one iteration: `min(W, max(1, round(lam * bytes)))`
+    with the largest `lam` whose stored bytes stay within `budget_bytes` (at least one chunk each,
+    whatever the budget)."""
+    size = {signature(t["producer"]): t["bytes"] for t in saved}
+    whole = {s: chunk_count(b) for s, b in size.items()}
+
+    def counts(lam: float) -> dict[str, int]:
+        return {s: min(whole[s], max(1, round(lam * size[s]))) for s in whole}
+
+    def cost(c: dict[str, int]) -> int:
+        return sum(stored_bytes(size[s], n) for s, n in c.items())
+
+    lo, hi = 0.0, 2.0 / CHUNK_BYTES  # at hi every tensor is whole
+    if cost(counts(hi)) <= budget_bytes:
+        return counts(hi)
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if cost(counts(mid)) <= budget_bytes:
+            lo = mid
+        else:
+            hi = mid
+    return counts(lo)
+
+
+def write_gzip(src: Path, dst: Path) -> None:
+    """`dst` = gzip of `src`, reproducible (no name, mtime 0), through a temporary file."""
+    tmp = dst.with_name(dst.name + ".partial")
+    with open(src, "rb") as f, open(tmp, "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as g:
+            shutil.copyfileobj(f, g)
+    tmp.replace(dst)
 
 
 def sample_model(dump: Path, out: Path, budget_bytes: int) -> dict:
@@ -63,17 +116,19 @@ def sample_model(dump: Path, out: Path, budget_bytes: int) -> dict:
     if not iters:
         raise FileNotFoundError(f"{dump}: no iter*.safetensors")
     out.mkdir(parents=True, exist_ok=True)
-    for name in ("trace.json", "trace-train.json", "metadata.json"):
-        shutil.copyfile(dump / name, out / name)
-    fixed = sum((out / n).stat().st_size for n in ("trace.json", "trace-train.json", "metadata.json"))
-    per_iter = max(CHUNK_BYTES * len(saved), (budget_bytes - fixed) // len(iters))
-    counts = allocate(saved, per_iter)
+    for name in TRACE_FILES:
+        (out / name).unlink(missing_ok=True)  # a version-1 sample's plain copy
+        write_gzip(dump / name, out / f"{name}.gz")
+    shutil.copyfile(dump / "metadata.json", out / "metadata.json")
+    fixed = INDEX_RESERVE_BYTES + sum(
+        (out / n).stat().st_size for n in ("trace.json.gz", "trace-train.json.gz", "metadata.json"))
+    counts = allocate(saved, (budget_bytes - fixed) // len(iters))
     index = {"format": "planezip-sample", "version": SAMPLE_VERSION, "model": trace["model"],
              "chunk_bytes": CHUNK_BYTES, "iterations": len(iters), "tensors": {}}
     for t in saved:
         sig = signature(t["producer"])
         index["tensors"][sig] = {"dtype": t["dtype"], "shape": t["shape"], "bytes": t["bytes"],
-                                 "offsets": chunk_offsets(t["bytes"], counts[sig])}
+                                 "offsets": chunk_offsets(t["bytes"], counts[sig], f"{trace['model']}:{sig}")}
     for k, path in enumerate(iters):
         chunks = {}
         with safe_open(str(path), framework="pt") as f:
@@ -90,7 +145,8 @@ def main(argv=None) -> None:
     p.add_argument("models", nargs="*", help="models to sample (default: every dump present)")
     p.add_argument("--dumps", type=Path, default=None, help="full dumps (default $PLANEZIP_CACHE/dumps)")
     p.add_argument("--out", type=Path, default=Path("data"))
-    p.add_argument("--budget-mb", type=float, default=5.0, help="bytes per model incl. traces, MiB")
+    p.add_argument("--budget-mb", type=float, default=DEFAULT_BUDGET_MIB,
+                   help="bytes per model incl. traces and index, MiB")
     a = p.parse_args(argv)
     dumps = a.dumps or dumps_root()
     models = a.models or sorted(d.name for d in dumps.iterdir() if (d / "metadata.json").exists())

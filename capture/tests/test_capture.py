@@ -13,7 +13,9 @@ from capture.bf16 import f32_to_bf16_bits
 from capture.iteration import signature, train_step
 from capture.pipeline import capture_model
 from capture.recorder import Recorder
-from capture.sample import CHUNK_BYTES, chunk_offsets, sample_model
+import gzip
+
+from capture.sample import CHUNK_BYTES, allocate, chunk_count, chunk_offsets, sample_model, stored_bytes
 from capture.workloads import build
 
 
@@ -166,21 +168,49 @@ def test_recorder_views_and_inplace_writes():
 def test_sample_keeps_same_offsets_in_every_iteration(cnn_dump, tmp_path):
     dump, _ = cnn_dump
     index = sample_model(dump, tmp_path, budget_bytes=512 * 1024)
-    assert index["chunk_bytes"] == CHUNK_BYTES and index["iterations"] == 3
+    assert index["chunk_bytes"] == CHUNK_BYTES and index["iterations"] == 3 and index["version"] == 2
+    for name in ("trace.json", "trace-train.json"):
+        assert gzip.decompress((tmp_path / f"{name}.gz").read_bytes()) == (dump / name).read_bytes()
+        assert not (tmp_path / name).exists()
     for k in range(3):
         for sig, e in index["tensors"].items():
             full = _load(dump / f"iter{k}.safetensors", sig).reshape(-1)
             got = _load(tmp_path / f"iter{k}.safetensors", sig)
-            per = CHUNK_BYTES // full.element_size()
-            if e["bytes"] < CHUNK_BYTES:
-                assert torch.equal(got, full)
-                continue
-            for i, off in enumerate(e["offsets"]):
-                assert off % CHUNK_BYTES == 0
-                j = off // full.element_size()
-                assert torch.equal(got[i * per:(i + 1) * per], full[j:j + per])
-    assert chunk_offsets(10 * CHUNK_BYTES, 3) == [0, 3 * CHUNK_BYTES, 6 * CHUNK_BYTES]
-    assert chunk_offsets(100, 5) == [0]
+            item = full.element_size()
+            want = torch.cat([full[o // item: min(o + CHUNK_BYTES, e["bytes"]) // item] for o in e["offsets"]])
+            assert torch.equal(got, want), sig
+
+
+def test_sample_offsets_one_per_stratum_covering_the_tensor():
+    c = CHUNK_BYTES
+    for nbytes, n in [(10 * c, 3), (10 * c + 100, 4), (7 * c, 7), (5 * c + 1, 9), (100, 5), (c, 1), (1000 * c, 37)]:
+        offs = chunk_offsets(nbytes, n, "m:sig")
+        w = chunk_count(nbytes)
+        k = min(n, w)
+        assert len(offs) == k and offs == sorted(set(offs))
+        assert all(o % c == 0 and 0 <= o < nbytes for o in offs)
+        # One chunk in each of k equal strata: together they span the whole tensor.
+        assert all(i * w // k <= o // c < (i + 1) * w // k for i, o in enumerate(offs))
+        assert chunk_offsets(nbytes, n, "m:sig") == offs  # the same in every run and iteration
+    assert chunk_offsets(5 * c + 1, 9, "m:s") == [i * c for i in range(6)]  # whole, partial tail kept
+    assert chunk_offsets(100, 5, "m:s") == [0]
+    # Offsets are drawn, not pinned at the tensor's start (version 1's offset-0 bias).
+    assert len({chunk_offsets(1000 * c, 10, f"m:{i}")[0] for i in range(20)}) > 1
+
+
+def test_sample_allocation_is_byte_proportional_within_budget():
+    c = CHUNK_BYTES
+    sizes = [100, 3 * c, 50 * c, 1000 * c, 4000 * c + 7]
+    saved = [{"producer": [i, 0], "bytes": b} for i, b in enumerate(sizes)]
+    budget = 400 * c
+    counts = allocate(saved, budget)
+    got = [counts[signature(t["producer"])] for t in saved]
+    used = sum(stored_bytes(b, n) for b, n in zip(sizes, got))
+    assert used <= budget and all(1 <= n <= chunk_count(b) for n, b in zip(got, sizes))
+    assert got[:2] == [1, 1] and used >= budget - 5 * c  # at least one chunk each, the budget spent
+    assert abs(got[4] / got[3] - 4.0) < 0.05 and abs(got[2] - got[3] / 20) <= 1  # in proportion to bytes
+    assert allocate(saved, 10**9) == {signature(t["producer"]): chunk_count(t["bytes"]) for t in saved}
+    assert stored_bytes(100, 1) == 100 and stored_bytes(5 * c + 1, 6) == 5 * c + 1
 
 
 def test_train_step_without_recorder_learns():
