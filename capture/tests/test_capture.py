@@ -211,6 +211,14 @@ def test_sample_allocation_is_byte_proportional_within_budget():
     assert abs(got[4] / got[3] - 4.0) < 0.05 and abs(got[2] - got[3] / 20) <= 1  # in proportion to bytes
     assert allocate(saved, 10**9) == {signature(t["producer"]): chunk_count(t["bytes"]) for t in saved}
     assert stored_bytes(100, 1) == 100 and stored_bytes(5 * c + 1, 6) == 5 * c + 1
+    # With zero spreads: weight bytes * (spread + byte-weighted mean spread). Tensors 3 and 4 at
+    # spreads 0.3 and 0 (mean 0.3 * 1000 / 5053 = 0.059): weights 1000c * 0.359 and 4000c * 0.059,
+    # so tensor 3 now gets the larger share (0.359 / 0.237 of tensor 4's).
+    spread = {signature(t["producer"]): 0.0 for t in saved} | {signature([3, 0]): 0.3}
+    mixed = allocate(saved, budget, spread)
+    assert sum(stored_bytes(b, mixed[signature([i, 0])]) for i, b in enumerate(sizes)) <= budget
+    assert abs(mixed[signature([3, 0])] / mixed[signature([4, 0])] - 0.359 / 0.237) < 0.05
+    assert allocate(saved, budget, {k: 0.0 for k in spread}) == counts  # no spread: bytes alone
 
 
 def test_train_step_without_recorder_learns():
