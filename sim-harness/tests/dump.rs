@@ -291,17 +291,20 @@ fn planezip_ratio(model: &str, bf16: bool) -> f64 {
 }
 
 /// Per-model PlaneZip ratios on `data/`, pinned at ±3 % around the values the golden encoder gave
-/// when they were pinned (2026-12-01, commit after 2d2fb87): a regression pin, not an independent
-/// reference — a change of the codec or of the sample that moves a ratio by more than 3 % fails
-/// here and must be explained. (model, fp32, bf16), ratio = raw bytes / wire bytes.
+/// when they were pinned (2026-12-02, on the version-2 sample of issue 13): a regression pin, not
+/// an independent reference — a change of the codec or of the sample that moves a ratio by more
+/// than 3 % fails here and must be explained. (model, fp32, bf16), ratio = raw bytes / wire bytes
+/// of the sample's chunks, unweighted: the sampler puts more chunks where chunks differ most in
+/// their zeros, so these sit above the whole-model ratios (`sim-harness sample-check` checks those
+/// against the full dumps).
 const PINNED_RATIOS: [(&str, f64, f64); 7] = [
-    ("densenet121", 1.4340, 1.7847),
-    ("efficientnet_b0", 1.1463, 1.4151),
-    ("efficientnet_lite0", 1.2947, 1.5820),
-    ("gpt2", 1.4690, 1.9816),
-    ("minilm", 1.2526, 1.6179),
-    ("resnet50", 1.4286, 1.7896),
-    ("vit_b16", 1.1633, 1.4669),
+    ("densenet121", 1.7082, 2.1323),
+    ("efficientnet_b0", 1.1511, 1.4062),
+    ("efficientnet_lite0", 1.4957, 1.8544),
+    ("gpt2", 1.6798, 2.0816),
+    ("minilm", 1.2745, 1.6199),
+    ("resnet50", 1.6273, 2.0119),
+    ("vit_b16", 1.1564, 1.4504),
 ];
 
 /// Tolerance of the pinned ratios: floor = pinned × 0.97, ceiling = pinned × 1.03.

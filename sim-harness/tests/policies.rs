@@ -265,10 +265,6 @@ fn malformed_model_dirs_are_errors_naming_the_file() {
 fn mean_overheads_over_the_paper_models_keep_the_papers_ordering() {
     use sim_harness::cli::PoliciesArgs;
     use sim_harness::policies::{BUDGETS, ModelGroup, PAPER_MODELS, Row, evaluate};
-    // Known defect (issue 13): DenseNet-121's sample in data/ holds one chunk, which puts
-    // PlaneZip 0.1 point above BW+ZVC at A 50 % (2.4 vs 2.3 %). This tolerance is for that one
-    // comparison only and must be removed (set to 0) once data/ is resampled.
-    const DENSENET_ONE_CHUNK_TOLERANCE_PCT: f64 = 0.5;
     let args = PoliciesArgs {
         models: PAPER_MODELS.iter().map(|m| data_root().join(m)).collect(),
         data: data_root(),
@@ -292,8 +288,7 @@ fn mean_overheads_over_the_paper_models_keep_the_papers_ordering() {
             let at = format!("{platform} {:.0} %: DTE {dte:.2}, BW {bw:.2}, BW+ZVC {zvc:.2}, PlaneZip {pz:.2} (mean %)", budget * 100.0);
             assert!(dte >= bw, "{at}");
             assert!(bw >= zvc, "{at}");
-            let tolerance = if platform == "A" && budget == 0.5 { DENSENET_ONE_CHUNK_TOLERANCE_PCT } else { 0.0 };
-            assert!(pz <= zvc + tolerance, "{at}");
+            assert!(pz <= zvc, "{at}");
         }
     }
 }
