@@ -192,7 +192,7 @@ fn distinct_block_transfers(width: SymbolWidth, first_id: u8, rng: &mut ChaCha8R
 }
 
 /// Longest transfer of [`distinct_block_transfers`], in chunks (the mean is about half).
-const TRANSFER_CHUNKS_MAX: usize = 100;
+const TRANSFER_CHUNKS_MAX: usize = 250;
 
 /// The harness's flow on a batch: call 1 runs it device to host with backpressure `seeds.0`, its
 /// writes must build golden's streams; call 2 runs the host-memory images those writes built
