@@ -1,7 +1,7 @@
 //! `model` fidelity: bytes from the golden size model (per block the smallest code or raw, FORMAT.md
 //! §7–8), time from the engine's published latency models (`engine::hw::engine_latency`,
 //! docs/HARDWARE.md): [`d2h_cycles`] out and [`h2d_model_cycles`] back. They hold to ±2 cycles
-//! on a transfer alone with fewer than two raw chunks (out) and up to ten chunks (back); above
+//! or 1.5 % on a transfer alone with fewer than two raw chunks (out) and up to ten chunks (back); above
 //! ten chunks the way back is bounded by the lanes' single-chunk model.
 
 use super::{BLOCK_BYTES, CHUNK_BYTES, ChunkOut, EngineBackend, HEADER_BYTES, LANES_PER_DIRECTION, TAG_BITS, TransferOut};
