@@ -1,6 +1,8 @@
 //! Fast paths (`engine::fast`) against the golden codec on the real activations of `data/`:
 //! size model, encoder and decoder in GB/s of **thread CPU time** on one core, and the parallel
-//! (`par_*`) versions in wall-clock GB/s on all cores, best of 5.
+//! (`par_*`) versions in wall-clock GB/s on a one-thread and an all-core rayon pool, run
+//! alternately (so that the machine's drift between runs hits both alike), best of 15 each, with
+//! their ratio (the scaling).
 //!
 //! Run: `cargo run --release -p engine --example fast_cpu_throughput [DATA_DIR]` (default: the
 //! repository's `data/`). Inputs: every F32 tensor of every `*.safetensors` file under it, as
@@ -22,8 +24,8 @@ use std::time::Instant;
 
 /// Thread CPU seconds each single-core case is repeated for.
 const MIN_CPU_S: f64 = 1.0;
-/// Repetitions of each parallel case (the best is reported).
-const PAR_REPS: usize = 5;
+/// Repetitions of each parallel case on each pool (the best is reported).
+const PAR_REPS: usize = 15;
 
 /// Every F32 tensor of the safetensors files under `dir`, concatenated: (f32 bytes, bf16 bytes).
 fn real_data(dir: &Path) -> (Vec<u8>, Vec<u8>) {
@@ -73,15 +75,18 @@ fn cpu_rate(bytes: usize, mut f: impl FnMut() -> usize) -> f64 {
     (bytes * reps) as f64 / start.elapsed().as_secs_f64()
 }
 
-/// Best wall-clock bytes per second of [`PAR_REPS`] runs.
-fn wall_rate(bytes: usize, mut f: impl FnMut() -> usize) -> f64 {
-    (0..PAR_REPS)
-        .map(|_| {
+/// Best wall-clock bytes per second of `f` over `bytes` bytes on each of `pools`, the pools taking
+/// turns for [`PAR_REPS`] rounds.
+fn wall_rates(pools: &[rayon::ThreadPool], bytes: usize, f: impl Fn() -> usize + Sync) -> Vec<f64> {
+    let mut best = vec![0.0f64; pools.len()];
+    for _ in 0..PAR_REPS {
+        for (pool, b) in pools.iter().zip(&mut best) {
             let t = Instant::now();
-            black_box(f());
-            bytes as f64 / t.elapsed().as_secs_f64()
-        })
-        .fold(0.0, f64::max)
+            black_box(pool.install(&f));
+            *b = b.max(bytes as f64 / t.elapsed().as_secs_f64());
+        }
+    }
+    best
 }
 
 fn golden_sizes(data: &[u8], w: SymbolWidth) -> usize {
@@ -97,7 +102,8 @@ fn path_sizes(path: fast::Path, data: &[u8], w: SymbolWidth) -> usize {
 }
 
 fn par_sizes(data: &[u8], w: SymbolWidth) -> usize {
-    fast::par_blocks_sizes(data, w).iter().map(|s| s.choice().1 as usize).sum()
+    use rayon::prelude::*;
+    fast::par_blocks_sizes(data, w).par_iter().map(|s| s.choice().1 as usize).sum()
 }
 
 fn main() {
@@ -132,7 +138,9 @@ fn main() {
         return;
     }
 
-    let threads = rayon::current_num_threads();
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let pools: Vec<rayon::ThreadPool> =
+        [1, threads].iter().map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("thread pool")).collect();
     println!("load average (1, 5, 15 min) at start: {}", load_average());
     println!("input: every F32 tensor under {} (MB = 10^6 bytes of uncompressed tensor)", dir.display());
     println!("{:<14} {:>7} {:<7} {:>12} {:>12} {:>12}", "input", "MB", "path", "size GB/s", "encode GB/s", "decode GB/s");
@@ -152,9 +160,9 @@ fn main() {
             cpu_rate(data.len(), || fast::decode_stream(&stream, data.len(), *w).unwrap().len()),
         ];
         let p = [
-            wall_rate(data.len(), || par_sizes(data, *w)),
-            wall_rate(data.len(), || fast::par_encode_stream(data, *w).len()),
-            wall_rate(data.len(), || fast::par_decode_stream(&stream, data.len(), *w).unwrap().len()),
+            wall_rates(&pools, data.len(), || par_sizes(data, *w)),
+            wall_rates(&pools, data.len(), || fast::par_encode_stream(data, *w).len()),
+            wall_rates(&pools, data.len(), || fast::par_decode_stream(&stream, data.len(), *w).unwrap().len()),
         ];
         for path in fast::Path::available() {
             let r = [
@@ -167,7 +175,10 @@ fn main() {
         for (path, r) in [("golden", g), ("fast", f)] {
             println!("{name:<14} {mb:>7.1} {path:<7} {:>12.3} {:>12.3} {:>12.3}   (CPU time, 1 core)", r[0] / 1e9, r[1] / 1e9, r[2] / 1e9);
         }
-        println!("{name:<14} {mb:>7.1} {:<7} {:>12.3} {:>12.3} {:>12.3}   (wall, {threads} threads, best of {PAR_REPS})", "par", p[0] / 1e9, p[1] / 1e9, p[2] / 1e9);
+        for (k, n) in [1, threads].into_iter().enumerate() {
+            println!("{name:<14} {mb:>7.1} {:<7} {:>12.3} {:>12.3} {:>12.3}   (wall, {n}-thread pool, best of {PAR_REPS}, pools alternating)", "par", p[0][k] / 1e9, p[1][k] / 1e9, p[2][k] / 1e9);
+        }
+        println!("{name:<14} {mb:>7.1} {:<7} {:>11.2}x {:>11.2}x {:>11.2}x   ({threads} threads over 1)", "scaling", p[0][1] / p[0][0], p[1][1] / p[1][0], p[2][1] / p[2][0]);
     }
     println!("(GB = 10^9 bytes of uncompressed tensor; ratio of the stream: see `sim-harness ratios`)");
     println!("load average (1, 5, 15 min) at end: {}", load_average());
