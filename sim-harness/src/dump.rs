@@ -380,29 +380,28 @@ impl Dump {
                 return Err(invalid(&path, format!("{key}: dtype {:?}, trace says {dtype:?}", view.dtype())));
             }
             let data = view.data();
-            let offsets = match &self.sample {
+            let (offsets, kept) = match &self.sample {
                 Some(s) => {
                     let entry = &s.tensors[&key];
                     let want: u64 = entry.offsets.iter().map(|&o| chunk_len(bytes, o)).sum();
                     if data.len() as u64 != want {
                         return Err(invalid(&path, format!("{key}: {} bytes, sample index implies {want}", data.len())));
                     }
-                    entry.offsets.clone()
+                    (entry.offsets.clone(), data.to_vec())
                 }
                 None => {
                     if data.len() as u64 != bytes {
                         return Err(invalid(&path, format!("{key}: {} bytes, trace says {bytes}", data.len())));
                     }
                     let offsets = full_dump_offsets(bytes, self.paper_chunk_rule);
-                    if offsets.len() as u64 != bytes.div_ceil(CHUNK_BYTES).max(1) {
-                        let kept = offsets.iter().flat_map(|&o| &data[o as usize..(o + chunk_len(bytes, o)) as usize]).copied().collect();
-                        out.push(SavedBlocks { signature: sig, dtype, tensor_bytes: bytes, offsets, data: kept });
-                        continue;
+                    let mut kept = Vec::with_capacity(offsets.iter().map(|&o| chunk_len(bytes, o) as usize).sum());
+                    for &o in &offsets {
+                        kept.extend_from_slice(&data[o as usize..(o + chunk_len(bytes, o)) as usize]);
                     }
-                    offsets
+                    (offsets, kept)
                 }
             };
-            out.push(SavedBlocks { signature: sig, dtype, tensor_bytes: bytes, offsets, data: data.to_vec() });
+            out.push(SavedBlocks { signature: sig, dtype, tensor_bytes: bytes, offsets, data: kept });
         }
         Ok(out)
     }
