@@ -9,7 +9,14 @@
 //! captured with w = 32, and their bf16 round-to-nearest-even conversion with w = 16.
 //! Size model, encoder and decoder are also timed on each SIMD path this CPU has (`portable`,
 //! `avx2`, `avx512`; the encoder's transposes and the decoder's kernels are AVX-512 on
-//! `avx512`, portable on the others); the `fast` rows use the fastest. The load average is
+//! `avx512`, the portable kernels compiled for AVX2 / BMI2 on `avx2`, plain portable code on
+//! `portable`); the `fast` rows use the fastest. On the per-path and `fast` rows the encoder and
+//! decoder write into an output buffer reused from call to call (`encode_stream_into_with`,
+//! `decode_stream_into_with`), as a caller with a staging buffer does; the `fast+alloc` row
+//! times the allocating calls (`encode_stream`, `decode_stream`), whose fresh output costs one
+//! first-touch page fault per 4 KB page (the kernel's time is thread CPU time too), and the
+//! golden rows allocate (golden has no into-buffer API). The `par` rows: `par_blocks_sizes`,
+//! `par_encode_stream` (allocating), `par_decode_into` (reused buffer). The load average is
 //! printed at the start and the end.
 //! For instruction counts: `valgrind --tool=callgrind target/release/examples/fast_cpu_throughput
 //! --once OP` runs one pass of OP (`golden-size`, `fast-size`, `fast-size-PATH`, `golden-encode`, `fast-encode`,
@@ -101,6 +108,25 @@ fn path_sizes(path: fast::Path, data: &[u8], w: SymbolWidth) -> usize {
     fast::blocks_sizes_with(path, data, w).iter().map(|s| s.choice().1 as usize).sum()
 }
 
+/// Single-core CPU-time rates of the size model, the encoder and the decoder on `path`, the
+/// encoder and decoder writing into one output buffer reused from call to call.
+fn into_rates(path: fast::Path, data: &[u8], stream: &[u8], w: SymbolWidth) -> [f64; 3] {
+    let mut encoded = Vec::with_capacity(stream.len());
+    let mut decoded = vec![0u8; data.len()];
+    [
+        cpu_rate(data.len(), || path_sizes(path, data, w)),
+        cpu_rate(data.len(), || {
+            encoded.clear();
+            fast::encode_stream_into_with(path, data, w, &mut encoded);
+            encoded.len()
+        }),
+        cpu_rate(data.len(), || {
+            fast::decode_stream_into_with(path, stream, &mut decoded, w).unwrap();
+            decoded.len()
+        }),
+    ]
+}
+
 fn par_sizes(data: &[u8], w: SymbolWidth) -> usize {
     use rayon::prelude::*;
     fast::par_blocks_sizes(data, w).par_iter().map(|s| s.choice().1 as usize).sum()
@@ -143,7 +169,7 @@ fn main() {
         [1, threads].iter().map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("thread pool")).collect();
     println!("load average (1, 5, 15 min) at start: {}", load_average());
     println!("input: every F32 tensor under {} (MB = 10^6 bytes of uncompressed tensor)", dir.display());
-    println!("{:<14} {:>7} {:<7} {:>12} {:>12} {:>12}", "input", "MB", "path", "size GB/s", "encode GB/s", "decode GB/s");
+    println!("{:<14} {:>7} {:<10} {:>9} {:>12} {:>12}", "input", "MB", "path", "size GB/s", "encode GB/s", "decode GB/s");
     for (name, w, data) in &inputs {
         let stream = golden::encode_stream(data, *w);
         assert_eq!(fast::encode_stream(data, *w), stream, "fast encoder differs from golden");
@@ -159,26 +185,32 @@ fn main() {
             cpu_rate(data.len(), || fast::encode_stream(data, *w).len()),
             cpu_rate(data.len(), || fast::decode_stream(&stream, data.len(), *w).unwrap().len()),
         ];
+        let mut decoded = vec![0u8; data.len()];
+        let decoded = std::sync::Mutex::new(&mut decoded[..]);
         let p = [
             wall_rates(&pools, data.len(), || par_sizes(data, *w)),
             wall_rates(&pools, data.len(), || fast::par_encode_stream(data, *w).len()),
-            wall_rates(&pools, data.len(), || fast::par_decode_stream(&stream, data.len(), *w).unwrap().len()),
+            wall_rates(&pools, data.len(), || {
+                let mut dst = decoded.lock().expect("one caller at a time");
+                fast::par_decode_into(&stream, &mut dst, *w).unwrap();
+                dst.len()
+            }),
         ];
+        let mut rows = Vec::new();
         for path in fast::Path::available() {
-            let r = [
-                cpu_rate(data.len(), || path_sizes(path, data, *w)),
-                cpu_rate(data.len(), || fast::encode_stream_with(path, data, *w).len()),
-                cpu_rate(data.len(), || fast::decode_stream_with(path, &stream, data.len(), *w).unwrap().len()),
-            ];
-            println!("{name:<14} {mb:>7.1} {:<7} {:>12.3} {:>12.3} {:>12.3}   (CPU time, 1 core; this path)", path.name(), r[0] / 1e9, r[1] / 1e9, r[2] / 1e9);
+            rows.push((path.name(), into_rates(path, data, &stream, *w)));
         }
-        for (path, r) in [("golden", g), ("fast", f)] {
-            println!("{name:<14} {mb:>7.1} {path:<7} {:>12.3} {:>12.3} {:>12.3}   (CPU time, 1 core)", r[0] / 1e9, r[1] / 1e9, r[2] / 1e9);
+        rows.push(("fast", into_rates(fast::Path::detect(), data, &stream, *w)));
+        for (path, r) in rows {
+            println!("{name:<14} {mb:>7.1} {path:<10} {:>9.3} {:>12.3} {:>12.3}   (CPU time, 1 core; output buffer reused)", r[0] / 1e9, r[1] / 1e9, r[2] / 1e9);
+        }
+        for (path, r) in [("fast+alloc", f), ("golden", g)] {
+            println!("{name:<14} {mb:>7.1} {path:<10} {:>9.3} {:>12.3} {:>12.3}   (CPU time, 1 core; a fresh output per call)", r[0] / 1e9, r[1] / 1e9, r[2] / 1e9);
         }
         for (k, n) in [1, threads].into_iter().enumerate() {
-            println!("{name:<14} {mb:>7.1} {:<7} {:>12.3} {:>12.3} {:>12.3}   (wall, {n}-thread pool, best of {PAR_REPS}, pools alternating)", "par", p[0][k] / 1e9, p[1][k] / 1e9, p[2][k] / 1e9);
+            println!("{name:<14} {mb:>7.1} {:<10} {:>9.3} {:>12.3} {:>12.3}   (wall, {n}-thread pool, best of {PAR_REPS}, pools alternating)", "par", p[0][k] / 1e9, p[1][k] / 1e9, p[2][k] / 1e9);
         }
-        println!("{name:<14} {mb:>7.1} {:<7} {:>11.2}x {:>11.2}x {:>11.2}x   ({threads} threads over 1)", "scaling", p[0][1] / p[0][0], p[1][1] / p[1][0], p[2][1] / p[2][0]);
+        println!("{name:<14} {mb:>7.1} {:<10} {:>8.2}x {:>11.2}x {:>11.2}x   ({threads} threads over 1)", "scaling", p[0][1] / p[0][0], p[1][1] / p[1][0], p[2][1] / p[2][0]);
     }
     println!("(GB = 10^9 bytes of uncompressed tensor; ratio of the stream: see `sim-harness ratios`)");
     println!("load average (1, 5, 15 min) at end: {}", load_average());

@@ -196,8 +196,19 @@ proptest! {
         prop_assert_eq!(&fast::par_encode_stream(&data, width), &stream);
         prop_assert_eq!(fast::decode_stream(&stream, len, width), Ok(data.clone()));
         prop_assert_eq!(fast::par_decode_stream(&stream, len, width), Ok(data.clone()));
+        // Into a reused buffer holding another tensor's bytes: every byte is overwritten.
+        let mut dst = vec![0xA5u8; len];
+        prop_assert_eq!(fast::par_decode_into(&stream, &mut dst, width), Ok(()));
+        prop_assert_eq!(&dst, &data);
         for path in fast::Path::available() {
             prop_assert_eq!(fast::decode_fast_only_with(path, &stream, len, width), Some(data.clone()));
+            let mut dst = vec![0x5Au8; len];
+            prop_assert_eq!(fast::decode_stream_into_with(path, &stream, &mut dst, width), Ok(()));
+            prop_assert_eq!(&dst, &data);
+            let mut encoded = vec![0xEE; 3];
+            encoded.clear();
+            fast::encode_stream_into_with(path, &data, width, &mut encoded);
+            prop_assert_eq!(&encoded, &stream);
         }
     }
 
@@ -217,8 +228,11 @@ proptest! {
         let want = golden::decode_stream(&stream[..cut], len, width);
         prop_assert_eq!(&fast::decode_stream(&stream[..cut], len, width), &want);
         prop_assert_eq!(&fast::par_decode_stream(&stream[..cut], len, width), &want);
+        let mut dst = vec![0u8; len];
+        prop_assert_eq!(fast::par_decode_into(&stream[..cut], &mut dst, width), want.clone().map(|_| ()));
         for path in fast::Path::available() {
             prop_assert_eq!(&fast::decode_stream_with(path, &stream[..cut], len, width), &want);
+            prop_assert_eq!(fast::decode_stream_into_with(path, &stream[..cut], &mut dst, width), want.clone().map(|_| ()));
             // The fast decoder faults exactly where golden errs.
             prop_assert_eq!(fast::decode_fast_only_with(path, &stream[..cut], len, width), want.clone().ok());
         }

@@ -319,6 +319,11 @@ pub(crate) fn decode_into_with(path: Path, stream: &[u8], dst: &mut [u8], width:
         let k = super::x86::Avx512::detect().expect("Path::Avx512 implies the AVX-512 kernels' features");
         return k.decode_into(stream, dst, width);
     }
+    #[cfg(target_arch = "x86_64")]
+    if path == Path::Avx2 {
+        let k = super::x86_avx2::Avx2::detect().expect("Path::Avx2 implies the AVX2 build's features");
+        return k.decode_into(stream, dst, width);
+    }
     decode_into_generic(Portable, stream, dst, width)
 }
 
@@ -352,6 +357,21 @@ pub fn decode_fast_only_with(path: Path, stream: &[u8], raw_bytes: usize, width:
     }
     let mut out = vec![0u8; raw_bytes];
     decode_into_with(path, stream, &mut out, width).ok().map(|()| out)
+}
+
+/// [`decode_stream_with`] into a buffer the caller owns and reuses (`dst.len()` is the tensor's
+/// raw bytes), so that no allocation or first-touch page fault of a fresh output is part of the
+/// decode; on an error `dst` holds unspecified bytes and the error is golden's.
+///
+/// # Panics
+/// If `path` is not available on this CPU ([`Path::is_available`]).
+pub fn decode_stream_into_with(path: Path, stream: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), DecodeError> {
+    let raw_bytes = dst.len();
+    if !too_short(stream, raw_bytes) && decode_into_with(path, stream, dst, width).is_ok() {
+        return Ok(());
+    }
+    // Golden describes the fault (and, were the two ever to disagree, its answer stands).
+    golden_result(stream, raw_bytes, width).map(|out| dst.copy_from_slice(&out))
 }
 
 /// [`decode_stream`] with the kernels of an explicit [`Path`] (panics if this CPU cannot run

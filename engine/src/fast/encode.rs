@@ -278,6 +278,11 @@ pub fn encode_stream_into_with(path: Path, data: &[u8], width: SymbolWidth, out:
         let k = super::x86::Avx512::detect().expect("Path::Avx512 implies the AVX-512 kernels' features");
         return k.encode_into(path, data, width, out);
     }
+    #[cfg(target_arch = "x86_64")]
+    if path == Path::Avx2 {
+        let k = super::x86_avx2::Avx2::detect().expect("Path::Avx2 implies the AVX2 build's features");
+        return k.encode_into(path, data, width, out);
+    }
     encode_into_generic(Portable, path, data, width, out)
 }
 

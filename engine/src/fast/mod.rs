@@ -27,13 +27,17 @@ mod wide;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86;
+// The AVX2 entry points: the codec compiled with AVX2 / BMI2 enabled.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx2;
 
 use crate::golden::chunk::chunk_offsets;
 use crate::golden::{BlockSizes, CHUNK_BYTES, DecodeError, SymbolWidth};
 use rayon::prelude::*;
 
-pub use decode::{decode_fast_only_with, decode_stream, decode_stream_with};
-pub use encode::{encode_stream, encode_stream_with};
+pub use decode::{decode_fast_only_with, decode_stream, decode_stream_into_with, decode_stream_with};
+pub use encode::{encode_stream, encode_stream_into_with, encode_stream_with};
 pub use path::Path;
 pub use size::block_sizes;
 
@@ -74,11 +78,26 @@ pub fn par_decode_stream(stream: &[u8], raw_bytes: usize, width: SymbolWidth) ->
     if raw_bytes == 0 || decode::too_short(stream, raw_bytes) {
         return decode::golden_result(stream, raw_bytes, width);
     }
-    let Ok(offsets) = chunk_offsets(stream, raw_bytes) else {
-        return decode::golden_result(stream, raw_bytes, width);
-    };
     let mut out = vec![0u8; raw_bytes];
-    let ok = out.par_chunks_mut(PAR_CHUNKS * CHUNK_BYTES).enumerate().all(|(group, dst)| {
+    par_decode_into(stream, &mut out, width)?;
+    Ok(out)
+}
+
+/// [`par_decode_stream`] into a buffer the caller owns (`dst.len()` is the tensor's raw bytes),
+/// for callers that decode into memory they reuse, such as a pinned staging buffer: the
+/// allocation and first-touch page faults of a fresh output stay out of the decode. On an error
+/// `dst` holds unspecified bytes and the error is golden's.
+pub fn par_decode_into(stream: &[u8], dst: &mut [u8], width: SymbolWidth) -> Result<(), DecodeError> {
+    let raw_bytes = dst.len();
+    // Golden describes the fault (and, were the two ever to disagree, its answer stands).
+    let fault = |dst: &mut [u8]| decode::golden_result(stream, raw_bytes, width).map(|out| dst.copy_from_slice(&out));
+    if raw_bytes == 0 || decode::too_short(stream, raw_bytes) {
+        return fault(dst);
+    }
+    let Ok(offsets) = chunk_offsets(stream, raw_bytes) else {
+        return fault(dst);
+    };
+    let ok = dst.par_chunks_mut(PAR_CHUNKS * CHUNK_BYTES).enumerate().all(|(group, dst)| {
         let first = group * PAR_CHUNKS;
         let start = offsets[first];
         let end = offsets.get(first + PAR_CHUNKS).copied().unwrap_or(stream.len());
@@ -87,5 +106,5 @@ pub fn par_decode_stream(stream: &[u8], raw_bytes: usize, width: SymbolWidth) ->
             None => false,
         }
     });
-    if ok { Ok(out) } else { decode::golden_result(stream, raw_bytes, width) }
+    if ok { Ok(()) } else { fault(dst) }
 }

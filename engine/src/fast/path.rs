@@ -8,7 +8,8 @@
 pub enum Path {
     /// Plain 64-bit SWAR, any CPU.
     Portable,
-    /// x86-64 with AVX2, BMI2 and POPCNT: four blocks side by side.
+    /// x86-64 with AVX2, BMI1/2, POPCNT and LZCNT: four blocks side by side in the size model,
+    /// and the encoder and decoder compiled with those features (the portable kernels).
     Avx2,
     /// x86-64 with AVX-512 F/BW/VL/DQ/VPOPCNTDQ/VBMI/VBMI2, GFNI and BMI2: eight blocks side
     /// by side in the size model, and the encoder's and decoder's transposes, scatters and
@@ -29,6 +30,7 @@ impl Path {
                 std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("bmi2")
                     && std::arch::is_x86_feature_detected!("popcnt")
+                    && super::x86_avx2::Avx2::detect().is_some()
             }
             #[cfg(target_arch = "x86_64")]
             Path::Avx512 => {
