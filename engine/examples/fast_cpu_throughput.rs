@@ -16,7 +16,7 @@
 //! times the allocating calls (`encode_stream`, `decode_stream`), whose fresh output costs one
 //! first-touch page fault per 4 KB page (the kernel's time is thread CPU time too), and the
 //! golden rows allocate (golden has no into-buffer API). The `par` rows: `par_blocks_sizes`,
-//! `par_encode_stream` (allocating), `par_decode_into` (reused buffer). The load average is
+//! `par_encode_stream_into` and `par_decode_into` (reused buffers). The load average is
 //! printed at the start and the end.
 //! For instruction counts: `valgrind --tool=callgrind target/release/examples/fast_cpu_throughput
 //! --once OP` runs one pass of OP (`golden-size`, `fast-size`, `fast-size-PATH`, `golden-encode`, `fast-encode`,
@@ -187,9 +187,14 @@ fn main() {
         ];
         let mut decoded = vec![0u8; data.len()];
         let decoded = std::sync::Mutex::new(&mut decoded[..]);
+        let encoded = std::sync::Mutex::new(Vec::new());
         let p = [
             wall_rates(&pools, data.len(), || par_sizes(data, *w)),
-            wall_rates(&pools, data.len(), || fast::par_encode_stream(data, *w).len()),
+            wall_rates(&pools, data.len(), || {
+                let mut out = encoded.lock().expect("one caller at a time");
+                fast::par_encode_stream_into(data, *w, &mut out);
+                out.len()
+            }),
             wall_rates(&pools, data.len(), || {
                 let mut dst = decoded.lock().expect("one caller at a time");
                 fast::par_decode_into(&stream, &mut dst, *w).unwrap();

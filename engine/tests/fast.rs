@@ -194,6 +194,13 @@ proptest! {
         let stream = golden::encode_stream(&data, width);
         prop_assert_eq!(&fast::encode_stream(&data, width), &stream);
         prop_assert_eq!(&fast::par_encode_stream(&data, width), &stream);
+        // Into a reused buffer longer, then shorter, than the stream.
+        let mut reused = vec![0xC3u8; stream.len() + 5];
+        fast::par_encode_stream_into(&data, width, &mut reused);
+        prop_assert_eq!(&reused, &stream);
+        reused.truncate(stream.len() / 2);
+        fast::par_encode_stream_into(&data, width, &mut reused);
+        prop_assert_eq!(&reused, &stream);
         prop_assert_eq!(fast::decode_stream(&stream, len, width), Ok(data.clone()));
         prop_assert_eq!(fast::par_decode_stream(&stream, len, width), Ok(data.clone()));
         // Into a reused buffer holding another tensor's bytes: every byte is overwritten.

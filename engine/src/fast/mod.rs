@@ -65,8 +65,26 @@ pub fn par_blocks_sizes(data: &[u8], width: SymbolWidth) -> Vec<BlockSizes> {
 
 /// [`encode_stream`] with chunk groups on all cores; the same bytes.
 pub fn par_encode_stream(data: &[u8], width: SymbolWidth) -> Vec<u8> {
+    let mut out = Vec::new();
+    par_encode_stream_into(data, width, &mut out);
+    out
+}
+
+/// [`par_encode_stream`] into a buffer the caller reuses: `out` is replaced by the stream. The
+/// groups' streams are copied into it in parallel, each at its prefix-sum offset, so a caller
+/// whose `out` already holds a stream of about this length pays no allocation, no zero fill
+/// and no first-touch page fault for it (a fresh output's faults would all fall in one thread).
+pub fn par_encode_stream_into(data: &[u8], width: SymbolWidth, out: &mut Vec<u8>) {
     let parts: Vec<Vec<u8>> = data.par_chunks(PAR_CHUNKS * CHUNK_BYTES).map(|part| encode_stream(part, width)).collect();
-    parts.concat()
+    out.resize(parts.iter().map(Vec::len).sum(), 0);
+    let mut slots = Vec::with_capacity(parts.len());
+    let mut rest = &mut out[..];
+    for part in &parts {
+        let (slot, tail) = rest.split_at_mut(part.len());
+        slots.push(slot);
+        rest = tail;
+    }
+    slots.into_par_iter().zip(&parts).for_each(|(slot, part)| slot.copy_from_slice(part));
 }
 
 /// [`decode_stream`] with chunk groups on all cores, found by the prefix sum over the headers
