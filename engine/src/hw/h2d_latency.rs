@@ -73,7 +73,7 @@ impl H2dChunk {
                 Tag::Dbx => 1 + code_cycles,
                 Tag::Bx => code_cycles,
                 Tag::Zbx => 1 + code_cycles,
-                Tag::Raw => RAW_BLOCK_STEPS,
+                Tag::Raw => RAW_BLOCK_CYCLES,
             };
             blocks.push(H2dBlock {
                 field_cycles: TAG_CYCLES + fields,
@@ -103,20 +103,21 @@ impl H2dChunk {
 /// Loop cycles of a block's 3-bit tag.
 pub const TAG_CYCLES: u32 = 1;
 /// Loop cycles of a raw block's 128 bytes (256 bits per cycle).
-pub const RAW_BLOCK_STEPS: u32 = (BLOCK_BYTES / BEAT_BYTES) as u32;
-/// Pieces (32 bytes each) each of a lane's two input buffers and each context's buffer hold
-/// ([`ChunkFifo`](super::chunk_fifo::ChunkFifo)).
+pub const RAW_BLOCK_CYCLES: u32 = (BLOCK_BYTES / BEAT_BYTES) as u32;
+/// Pieces (32 bytes each) each of a lane's two input buffers holds
+/// ([`ChunkFifo`](super::chunk_fifo::ChunkFifo)); a context's buffer of the same size holds a
+/// whole chunk, so it never fills and is not counted.
 pub const PIECE_BUFFER_PIECES: usize = super::chunk_fifo::FIFO_BEATS as usize;
 /// Cycles from a piece's push into a [`ChunkFifo`](super::chunk_fifo::ChunkFifo) to the cycle
 /// it can be taken from its head.
 pub const PIECE_BUFFER_CYCLES: u64 = 2;
 /// Beats a splitter's input register holds (the engine's of 64 bytes, a lane's of 32).
 pub const SPLITTER_HELD_BEATS: usize = 2;
-/// Cycles from a context's first cycle with its last write gone and its loop finished to the
-/// cycle its lane may retire it (`done`, then the lane's latch).
-pub const RETIRE_CYCLES: u64 = 2;
+/// Cycles from a context's finish (its loop done, its last write gone) to the cycle its lane may
+/// retire it (its `done` pulse, then the lane's latch).
+pub const FINISH_TO_RETIRE_CYCLES: u64 = 2;
 /// Cycles from a context's retirement to the lane's splitter seeing it free.
-pub const FREE_CYCLES: u64 = 1;
+pub const RETIRE_TO_FREE_CYCLES: u64 = 1;
 /// Loop cycles from a compressed chunk's last hand-off (and check) to its finish state: the
 /// padding check and the end-of-stream state.
 pub const COMPRESSED_TAIL_CYCLES: u64 = 3;
@@ -128,7 +129,9 @@ pub const GRANT_TO_PORT_CYCLES: u64 = 1;
 /// A piece in a buffer: its bytes and the cycle it can be taken.
 #[derive(Clone, Copy)]
 struct Piece {
+    /// Stream bytes of the piece (32 but for a chunk's or lane's last).
     bytes: u32,
+    /// First cycle it can be taken from its buffer's head.
     ready: u64,
 }
 
@@ -149,6 +152,7 @@ enum Loop {
 struct Context {
     /// Lane chunk index it decodes.
     chunk: usize,
+    /// Its decode loop's state.
     state: Loop,
     /// Its buffer's pieces not yet in its window.
     fifo: VecDeque<Piece>,
@@ -179,7 +183,7 @@ impl Context {
 /// The lane splitter's state.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Split {
-    /// Waiting to read chunk `k`'s header.
+    /// Waiting to read the next chunk's header.
     Header,
     /// Copying the chunk, `left` bytes to go.
     Feed { left: u32 },
@@ -189,19 +193,21 @@ enum Split {
 
 /// One host-to-device lane of the engine.
 struct Lane<'a> {
+    /// Its chunks (the transfer's `c ≡ lane mod 2`), in order.
     chunks: Vec<&'a H2dChunk>,
     /// Its two input buffers' pieces, in order (piece `q` in buffer `q mod 2`).
     input: VecDeque<Piece>,
     /// Pieces in each input buffer as its `room` flop last saw them.
     held: [usize; 2],
-    /// Parity of the next piece pushed / read.
+    /// Input buffer of the next piece pushed.
     wpar: usize,
+    /// Input buffer of the next piece read.
     rpar: usize,
     /// The repacker's partial piece (bytes).
     fill: u32,
     /// The lane's last partial piece waits to be flushed.
     flush: bool,
-    /// Its splitter's input register: bytes of each held beat (front first, less `off` for the front).
+    /// Its splitter's input register: the bytes left of each held piece, front first.
     ib: VecDeque<u32>,
     /// Stream bytes of its chunks.
     wire_bytes: u32,
@@ -209,11 +215,13 @@ struct Lane<'a> {
     taken_bytes: u32,
     /// The lane's input took its last piece.
     in_done: bool,
+    /// Its splitter's state.
     split: Split,
     /// Next lane chunk to dispatch.
     next: usize,
     /// Context the current chunk is copied into.
     fctx: usize,
+    /// Its decoding contexts.
     ctxs: Vec<Context>,
     /// Next context to retire (chunk order).
     rctx: usize,
@@ -221,7 +229,8 @@ struct Lane<'a> {
     rr: usize,
     /// Cycle of the lane's last write on its port.
     last_write: Option<u64>,
-    /// Input pieces taken into its input register before this cycle (for `in_ready`).
+    /// Its input takes a piece this cycle (`in_ready`, registered from the last cycle's
+    /// occupancy of its splitter's input register).
     in_ready: bool,
 }
 
@@ -337,12 +346,12 @@ impl<'a> Lane<'a> {
         // Retirement in chunk order.
         let r = self.rctx;
         if let Some(f) = self.ctxs[r].finished {
-            if self.ctxs[r].busy && t >= f + RETIRE_CYCLES {
+            if self.ctxs[r].busy && t >= f + FINISH_TO_RETIRE_CYCLES {
                 let c = &mut self.ctxs[r];
                 c.busy = false;
                 c.finished = None;
                 c.state = Loop::Idle;
-                c.free_at = t + FREE_CYCLES;
+                c.free_at = t + RETIRE_TO_FREE_CYCLES;
                 self.rctx = (r + 1) % CONTEXTS;
             }
         }
