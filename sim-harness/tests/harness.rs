@@ -177,11 +177,11 @@ fn report_writes_csv_json_svg_and_html() {
     assert!(e["engine"]["stream"]["backend"].as_str().unwrap().starts_with("model"));
     // The published latency models against the hardware on real data, both directions: the
     // device-to-host model leaves out only the chunk-boundary stall cycles (within 1 %), the
-    // host-to-device one its small per-block variation (within 2.5 %).
+    // host-to-device one (block by block) holds to its stated ±2 cycles or 1 %.
     for c in e["engine"]["latency_check"].as_array().unwrap() {
         let v: Vec<f64> = c.as_array().unwrap().iter().map(f).collect();
         assert!((v[1] - v[2]).abs() <= 0.01 * v[2] + 1.0, "d2h model {} vs hardware {}", v[1], v[2]);
-        assert!((v[3] - v[4]).abs() <= 0.025 * v[4] + 2.0, "h2d model {} vs hardware {}", v[3], v[4]);
+        assert!((v[3] - v[4]).abs() <= (0.01 * v[4]).max(2.0), "h2d model {} vs hardware {}", v[3], v[4]);
     }
     // The measured-engine tables give the planner the engine per tensor; at 86 MHz (the lane
     // before its rebuild, pinned above so that the check does not hang on the committed clock)

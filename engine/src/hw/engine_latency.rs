@@ -6,14 +6,15 @@
 
 use super::beats::BEAT_BYTES;
 use super::compressor_lane::LATENCY_CYCLES;
-use super::engine_h2d::STREAM_BEAT_BYTES;
-use super::h2d_driver::{H2dWork, h2d_lane_latency_cycles};
+use super::h2d_driver::H2dWork;
+use super::h2d_latency::{H2dChunk, engine_h2d_model_cycles};
 use super::packer::{BLOCK_BYTES, TAG_BITS};
 use crate::golden::{CHUNK_BYTES, SymbolWidth, block_sizes, encode_stream};
 
 /// What the device-to-host model needs of a chunk beyond [`H2dWork`]: how long the packer
-/// takes to emit its last block (the chunk's header write waits for it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// takes to emit its last block (the chunk's header write waits for it); and what the
+/// host-to-device model needs ([`H2dChunk`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EngineChunk {
     /// Sizes and codes of the chunk (golden encoder).
     pub work: H2dWork,
@@ -21,6 +22,8 @@ pub struct EngineChunk {
     /// position in its first 32-byte line (the body starts at byte 2 of the chunk); 0 for a
     /// raw chunk.
     pub last_block_cycles: u64,
+    /// The chunk's blocks as the host-to-device path decodes them.
+    pub h2d: H2dChunk,
 }
 
 impl EngineChunk {
@@ -48,7 +51,7 @@ impl EngineChunk {
                         r = (r + bits) % line_bits;
                     }
                 }
-                EngineChunk { work, last_block_cycles }
+                EngineChunk { work, last_block_cycles, h2d: H2dChunk::of_chunk(chunk, width) }
             })
             .collect()
     }
@@ -68,9 +71,6 @@ pub const RAW_REPLAY_EXTRA_CYCLES: u64 = 3;
 pub const ISSUE_STAGGER_CYCLES: u64 = 1;
 /// Cycles from a lane's write entering its buffer to the buffer's head (synchronous-read RAM).
 pub const WRITE_FIFO_CYCLES: u64 = 2;
-/// Cycles from the engine's first stream beat taken to lane 0's first piece taken (input
-/// register, repacker, piece buffer).
-pub const H2D_FEED_CYCLES: u64 = 3;
 
 /// Device-to-host latency of a transfer whose chunks are `chunks`: first beat taken → `done`.
 /// Chunk `c` runs on lane `c mod 2`, each lane's chunks back to back (a raw chunk holds its lane
@@ -119,29 +119,8 @@ pub fn engine_d2h_latency_cycles(chunks: &[EngineChunk]) -> u64 {
 }
 
 /// Host-to-device latency of a transfer whose chunks are `chunks`: first beat taken → last
-/// write taken. Each lane decodes its chunks (`c ≡ lane mod 2`) as `pz_h2d_lane` decodes a
-/// transfer ([`h2d_lane_latency_cycles`]), from its first piece: lane 0's comes
-/// [`H2D_FEED_CYCLES`] after the first beat (one more when the whole stream is shorter than a
-/// piece), lane 1's once the splitter has passed chunk 0 (one 64-byte beat per cycle, one more
-/// cycle for the beat where chunk 1 starts) and 32 bytes of chunk 1 are in its repacker.
-/// Valid while the lanes do not hold each other up: the splitter waits for a lane whose piece
-/// buffers are full (more than its four contexts and 8 KiB of stream ahead), and the other lane
-/// then waits too, which the model does not see (it comes out short on such transfers).
+/// write taken, block by block through the engine's splitter, both lanes' contexts and their
+/// write arbiters ([`engine_h2d_model_cycles`], `hw::h2d_latency`).
 pub fn engine_h2d_latency_cycles(chunks: &[EngineChunk]) -> u64 {
-    let lane0: Vec<H2dWork> = chunks.iter().step_by(2).map(|c| c.work).collect();
-    let lane1: Vec<H2dWork> = chunks.iter().skip(1).step_by(2).map(|c| c.work).collect();
-    let piece = BEAT_BYTES as u64;
-    let wire: u64 = chunks.iter().map(|c| c.work.wire_bytes as u64).sum();
-    let first0 = H2D_FEED_CYCLES + u64::from(wire < piece);
-    let mut end = first0 + h2d_lane_latency_cycles(&lane0);
-    if !lane1.is_empty() {
-        let l0 = chunks[0].work.wire_bytes as u64;
-        let beat = STREAM_BEAT_BYTES as u64;
-        let (k, o) = (l0 / beat, l0 % beat);
-        let seg_cycle = 1 + k + u64::from(o != 0);
-        let first_seg = beat - o;
-        let push = seg_cycle + u64::from(first_seg < piece);
-        end = end.max(push + WRITE_FIFO_CYCLES + h2d_lane_latency_cycles(&lane1));
-    }
-    end
+    engine_h2d_model_cycles(chunks.iter().map(|c| &c.h2d))
 }

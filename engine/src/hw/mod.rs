@@ -55,6 +55,7 @@ pub mod engine_h2d;
 pub mod engine_latency;
 pub mod engine_top;
 pub mod h2d_driver;
+pub mod h2d_latency;
 pub mod lane_driver;
 pub mod packer;
 pub mod piece_placer;

@@ -1,16 +1,14 @@
 //! `model` fidelity: bytes from the golden size model (per block the smallest code or raw, FORMAT.md
 //! §7–8), time from the engine's published latency models (`engine::hw::engine_latency`,
 //! docs/HARDWARE.md): [`d2h_cycles`] out and [`h2d_model_cycles`] back. They hold to ±2 cycles
-//! or 1.5 % on a transfer alone with fewer than two raw chunks (out) and up to ten chunks (back); above
-//! ten chunks the way back is bounded by the lanes' single-chunk model.
+//! or 1 % on a transfer alone, out with fewer than two raw chunks, back on any transfer (the
+//! host-to-device model is block by block and linear in the transfer: milliseconds for 16 MiB).
 
-use super::{BLOCK_BYTES, CHUNK_BYTES, ChunkOut, EngineBackend, HEADER_BYTES, LANES_PER_DIRECTION, TAG_BITS, TransferOut};
+use super::{BLOCK_BYTES, CHUNK_BYTES, ChunkOut, EngineBackend, HEADER_BYTES, TAG_BITS, TransferOut};
 use crate::ratios::tensor_block_sizes;
 use anyhow::Result;
 use engine::golden::SymbolWidth;
-use engine::hw::decompressor_lane::CONTEXTS;
 use engine::hw::engine_latency::{EngineChunk, engine_d2h_latency_cycles, engine_h2d_latency_cycles};
-use engine::hw::h2d_driver::h2d_lane_latency_cycles;
 
 /// The size and latency models.
 pub struct ModelBackend;
@@ -35,28 +33,10 @@ pub fn d2h_cycles(data: &[u8], width: SymbolWidth) -> u64 {
     if data.is_empty() { 0 } else { engine_d2h_latency_cycles(&EngineChunk::chunks_of_tensor(data, width)) + 1 }
 }
 
-/// Chunks up to which the engine's host-to-device model holds (docs/HARDWARE.md: until a lane's
-/// piece buffers fill, 2 × (contexts + 1) chunks); it also steps every cycle, so it is kept to
-/// the transfers it is valid for.
-pub const ENGINE_H2D_MODEL_MAX_CHUNKS: usize = 2 * (CONTEXTS + 1);
-
-/// Host-to-device time of `data`, first stream beat to the last write, both ends counted: the
-/// engine's latency model up to [`ENGINE_H2D_MODEL_MAX_CHUNKS`] chunks; above, each lane's
-/// chunks (`c mod 2`) one after another through the lane's single-chunk model
-/// (`h2d_lane_latency_cycles`), the busier lane's sum: an upper bound, as the engine overlaps up
-/// to four chunks per lane.
+/// Host-to-device time of `data` by the engine's latency model, first stream beat to the last
+/// write, both ends counted.
 pub fn h2d_model_cycles(data: &[u8], width: SymbolWidth) -> u64 {
-    if data.is_empty() {
-        return 0;
-    }
-    let chunks = EngineChunk::chunks_of_tensor(data, width);
-    if chunks.len() <= ENGINE_H2D_MODEL_MAX_CHUNKS {
-        return engine_h2d_latency_cycles(&chunks) + 1;
-    }
-    (0..LANES_PER_DIRECTION)
-        .map(|lane| chunks.iter().skip(lane).step_by(LANES_PER_DIRECTION).map(|c| h2d_lane_latency_cycles(&[c.work])).sum::<u64>())
-        .max()
-        .unwrap_or(0)
+    if data.is_empty() { 0 } else { engine_h2d_latency_cycles(&EngineChunk::chunks_of_tensor(data, width)) + 1 }
 }
 
 impl EngineBackend for ModelBackend {
