@@ -974,7 +974,7 @@ fn zipnn_rows(file: &Path) -> Result<(String, Vec<Row>)> {
                 decompress_gbps: Some(num("decompress_gbps")?),
             })
         };
-        rows.push(Row { codec: format!("ZipNN package ({package})"), granularity: gran.clone(), note: "measured here, Python, process CPU time".into(), bf16: figures("bf16")?, fp32: figures("fp32")? });
+        rows.push(Row { codec: format!("ZipNN package ({package})"), granularity: gran.clone(), note: "measured here: Python, one thread, process CPU time of one call per model with the package's own chunking at the granularity (zipnn_peer.py)".into(), bf16: figures("bf16")?, fp32: figures("fp32")? });
     }
     Ok((package, rows))
 }
