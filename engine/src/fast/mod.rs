@@ -90,10 +90,8 @@ pub fn par_encode_stream_into(data: &[u8], width: SymbolWidth, out: &mut Vec<u8>
 /// [`decode_stream`] with chunk groups on all cores, found by the prefix sum over the headers
 /// (FORMAT.md §8); the same result, errors included.
 pub fn par_decode_stream(stream: &[u8], raw_bytes: usize, width: SymbolWidth) -> Result<Vec<u8>, DecodeError> {
-    // A stream needs at least a header per chunk: this bounds the allocation below. An empty
-    // tensor has no chunk group to check that the stream ends after its last chunk, so golden
-    // answers (`TrailingBytes` unless the stream is empty too).
-    if raw_bytes == 0 || decode::too_short(stream, raw_bytes) {
+    // A stream needs at least a header per chunk: this bounds the allocation below.
+    if decode::too_short(stream, raw_bytes) {
         return decode::golden_result(stream, raw_bytes, width);
     }
     let mut out = vec![0u8; raw_bytes];
@@ -109,6 +107,8 @@ pub fn par_decode_into(stream: &[u8], dst: &mut [u8], width: SymbolWidth) -> Res
     let raw_bytes = dst.len();
     // Golden describes the fault (and, were the two ever to disagree, its answer stands).
     let fault = |dst: &mut [u8]| decode::golden_result(stream, raw_bytes, width).map(|out| dst.copy_from_slice(&out));
+    // An empty tensor has no chunk group to check that the stream ends after its last chunk,
+    // so golden answers (`TrailingBytes` unless the stream is empty too).
     if raw_bytes == 0 || decode::too_short(stream, raw_bytes) {
         return fault(dst);
     }

@@ -26,12 +26,7 @@ impl Path {
         match self {
             Path::Portable => true,
             #[cfg(target_arch = "x86_64")]
-            Path::Avx2 => {
-                std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("bmi2")
-                    && std::arch::is_x86_feature_detected!("popcnt")
-                    && super::x86_avx2::Avx2::detect().is_some()
-            }
+            Path::Avx2 => super::x86_avx2::Avx2::detect().is_some(),
             #[cfg(target_arch = "x86_64")]
             Path::Avx512 => {
                 Path::Avx2.is_available()
