@@ -217,51 +217,40 @@ const MODEL_TOLERANCE_FRACTION: f64 = 0.01;
 /// lane's four contexts and 8 KiB of piece buffers hold, so the splitter waits on full buffers.
 const LONG_TRANSFER_CHUNKS: usize = 32;
 
-/// Host-to-device errors at the engine level: golden's first error of each malformed stream
-/// (its class and chunk index, as `golden::decode_stream` reports them) comes out as one error
-/// pulse before `done` — a header above the raw size in chunk 1 (the odd lane), a chunk 2 cut
-/// short (the stream ends inside it), trailing bytes after the last chunk — and a good transfer
-/// after them decodes bit-exactly.
+/// Host-to-device errors at the engine level, on the crafted cases of every FORMAT.md §9 class
+/// that the lane's own test uses ([`malformed_cases`]: block-level damage in chunk 1 (the odd
+/// lane), a bad chunk 1 beside a good or sooner-failing chunk 2 (the even lane), a header above
+/// its raw size, streams cut in a body, a header and a raw chunk, trailing bytes), each followed
+/// by a good transfer of the other width or the same: golden's first error (class, chunk) in one
+/// pulse before `done`, nothing wrong or past the bad block written, the good prefix whole, and
+/// every good transfer put back bit for bit; without and with backpressure on every port.
 #[test]
-fn malformed_streams_report_golden_error_and_the_engine_recovers() {
+fn every_malformed_class_reports_golden_error_and_the_engine_recovers() {
+    use engine::hw::engine_driver::check_h2d_streams;
     use engine::hw::h2d_driver::H2dErrorClass;
-    let real = real_tensors(SymbolWidth::W32, 3 * CHUNK_BYTES, 1).remove(0);
-    let good = encode_stream(&real, SymbolWidth::W32);
-    let l0 = 2 + u16::from_le_bytes([good[0], good[1]]) as usize;
-    let mut big_header = good.clone();
-    big_header[l0..l0 + 2].copy_from_slice(&5000u16.to_le_bytes());
-    let cut = good[..good.len() - 100].to_vec();
-    let mut trailing = good.clone();
-    trailing.extend([1, 2, 3, 4, 5]);
-    let streams = [big_header, cut, trailing];
-    let mut sim = EngineSim::new();
-    for (i, s) in streams.iter().enumerate() {
-        sim.queue_h2d(s, real.len() as u32, SymbolWidth::W32, 60 + i as u8);
+    use engine::hw::malformed::{StreamCase, malformed_cases};
+    let cases = malformed_cases(13);
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    let mut streams: Vec<StreamCase> = Vec::new();
+    for (i, (_, t)) in cases.iter().enumerate() {
+        streams.push(t.clone());
+        let width = if i % 2 == 0 { SymbolWidth::W16 } else { SymbolWidth::W32 };
+        streams.push(StreamCase::synthetic(&mut rng, width, 300 + 1000 * (i % 3)));
     }
-    sim.queue_h2d(&good, real.len() as u32, SymbolWidth::W32, 70);
-    sim.run(50_000, || EnginePorts::FREE);
-    assert!(sim.idle(), "the engine stalled on malformed streams");
-    assert_eq!(sim.trace.h2d_errors.len(), streams.len(), "one error pulse per malformed stream: {:?}", sim.trace.h2d_errors);
-    for (i, s) in streams.iter().enumerate() {
-        let e = engine::golden::decode_stream(s, real.len(), SymbolWidth::W32).expect_err("the stream is malformed");
-        let (class, chunk) = H2dErrorClass::of_decode_error(&e, real.len().div_ceil(CHUNK_BYTES));
-        let (cycle, id, got_class, got_chunk) = sim.trace.h2d_errors[i];
-        eprintln!("malformed stream {i}: golden {e:?}; engine class {got_class:?}, chunk {got_chunk}");
-        assert_eq!((id, got_class, got_chunk), (60 + i as u8, Some(class), chunk), "stream {i}: golden {e:?}");
-        assert!(cycle < sim.trace.h2d_dones[i].0, "stream {i}: the error pulse comes before done");
-    }
-    let last: Vec<_> = sim.trace.h2d_writes.iter().flatten().filter(|w| w.id == 70).collect();
-    let mut mem = vec![0u8; real.len()];
-    let mut seen = vec![false; real.len()];
-    for w in last {
-        for i in 0..BEAT_BYTES {
-            if w.strb >> i & 1 == 1 {
-                let a = w.addr as usize + i;
-                assert!(!seen[a], "byte {a} written twice");
-                mem[a] = w.data[i];
-                seen[a] = true;
-            }
+    let classes: std::collections::HashSet<H2dErrorClass> = cases.iter().map(|c| c.0).collect();
+    assert_eq!(classes.len(), H2dErrorClass::ALL.len(), "every §9 class is crafted");
+    let budget: u64 = streams.iter().map(|t| 200 + 40 * t.data.len().div_ceil(128) as u64).sum();
+    for seed in [0u32, 0x5EED_0042] {
+        let mut sim = EngineSim::new();
+        for (i, t) in streams.iter().enumerate() {
+            sim.queue_h2d(&t.stream, t.data.len() as u32, t.width, i as u8);
         }
+        let mut x = seed;
+        sim.run(4 * budget, || if seed == 0 { EnginePorts::FREE } else { EnginePorts::from_xorshift(&mut x) });
+        assert!(sim.idle(), "seed {seed:#x}: the engine stalled on malformed streams: {} of {} done", sim.trace.h2d_dones.len(), streams.len());
+        let ids: Vec<(u8, &StreamCase)> = streams.iter().enumerate().map(|(i, t)| (i as u8, t)).collect();
+        let malformed = check_h2d_streams(&ids, &sim.trace).unwrap_or_else(|e| panic!("seed {seed:#x}: {e}"));
+        assert_eq!(malformed, cases.len(), "seed {seed:#x}: every crafted case is malformed in golden");
+        eprintln!("seed {seed:#x}: {malformed} malformed streams of {} classes and {} good ones: golden's errors, recovery bit-exact, {} cycles", classes.len(), streams.len() - malformed, sim.cycle());
     }
-    assert!(seen.iter().all(|s| *s) && mem == real, "the good transfer after the malformed ones decodes bit-exactly");
 }

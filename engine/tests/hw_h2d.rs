@@ -10,31 +10,14 @@
 #[path = "support/real_blocks.rs"]
 mod real_blocks;
 
-use engine::golden::bits::BitWriter;
-use engine::golden::block::{read_block, write_block};
-use engine::golden::bits::BitReader;
 use engine::golden::{BLOCK_BYTES, CHUNK_BYTES, SymbolWidth, decode_stream, encode_stream};
 use engine::hw::h2d_driver::{H2dErrorClass, H2dPorts, H2dResult, H2dWork, h2d_lane_latency_cycles};
 use engine::hw::H2dSim;
+use engine::hw::malformed::{StreamCase as Transfer, malformed_cases};
 use engine::vectors::parse_file;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
-
-/// A transfer to run: the tensor, the stream the lane is fed, and the width.
-struct Transfer {
-    data: Vec<u8>,
-    stream: Vec<u8>,
-    width: SymbolWidth,
-}
-
-impl Transfer {
-    /// The canonical golden stream of `data`.
-    fn good(data: Vec<u8>, width: SymbolWidth) -> Transfer {
-        let stream = encode_stream(&data, width);
-        Transfer { data, stream, width }
-    }
-}
 
 /// Runs the transfers back to back through one lane and returns what each produced.
 fn run(transfers: &[Transfer], backpressure: Option<u32>) -> Vec<H2dResult> {
@@ -203,181 +186,16 @@ fn backpressure_on_every_port_changes_timing_not_data() {
     assert!(end(&pressed) > end(&free), "backpressure did not slow the run down");
 }
 
-/// The bytes golden decodes, block by block, before the first error of `stream` (the lane
-/// writes exactly these): whole chunks before the bad one, then that chunk's blocks up to the bad
-/// block (all of them for a padding error, none for a bad header); a raw chunk cut short gives
-/// its whole 32-byte beats.
-fn good_prefix(stream: &[u8], raw_bytes: usize, width: SymbolWidth) -> usize {
-    let mut offset = 0;
-    let mut done = 0;
-    for chunk_start in (0..raw_bytes).step_by(CHUNK_BYTES) {
-        let c = (raw_bytes - chunk_start).min(CHUNK_BYTES);
-        let Some(h) = stream.get(offset..offset + 2) else { return done };
-        let header = u16::from_le_bytes([h[0], h[1]]) as usize;
-        offset += 2;
-        if header > c {
-            return done;
-        }
-        let body = &stream[offset.min(stream.len())..(offset + header).min(stream.len())];
-        if header == c {
-            if body.len() < c {
-                return done + body.len() / 32 * 32;
-            }
-        } else {
-            let mut r = BitReader::new(body);
-            for b in 0..c.div_ceil(BLOCK_BYTES) {
-                if read_block(&mut r, width).is_err() {
-                    return done + b * BLOCK_BYTES;
-                }
-            }
-        }
-        offset += header;
-        done += c;
-    }
-    done
-}
-
-/// A chunk of `good` valid blocks followed by the bits `bad` (value, width pairs), for a chunk
-/// of raw size `c` bytes: header + body.
-fn crafted_chunk(good: &[[u8; BLOCK_BYTES]], bad: &[(u32, u32)], width: SymbolWidth, c: usize) -> Vec<u8> {
-    let mut w = BitWriter::new();
-    for b in good {
-        write_block(&mut w, b, width);
-    }
-    for &(v, n) in bad {
-        w.put(v, n);
-    }
-    let body = w.into_bytes();
-    assert!(body.len() < c);
-    let mut out = (body.len() as u16).to_le_bytes().to_vec();
-    out.extend(body);
-    out
-}
-
 #[test]
 fn every_malformed_chunk_class_is_reported_with_its_chunk_and_nothing_bad_is_written() {
-    let mut rng = ChaCha8Rng::seed_from_u64(13);
-    let w32 = SymbolWidth::W32;
-    let w16 = SymbolWidth::W16;
-    // Chunk 0 of every bad transfer is a valid full chunk; the damage is in chunk 1.
-    let chunk0 = |rng: &mut ChaCha8Rng, width| -> Vec<u8> {
-        (0..32).flat_map(|i| if i % 4 == 0 { engine::synth::activation_block(rng, width) } else { [0u8; BLOCK_BYTES] }).collect()
-    };
-    let blocks = |rng: &mut ChaCha8Rng, width, n| -> Vec<[u8; BLOCK_BYTES]> { (0..n).map(|_| engine::synth::activation_block(rng, width)).collect() };
-    let mut cases: Vec<(H2dErrorClass, Transfer)> = Vec::new();
-    let bad = |class, width, good: usize, bits: &[(u32, u32)], rng: &mut ChaCha8Rng| {
-        let data0 = chunk0(rng, width);
-        let good_blocks = blocks(rng, width, good);
-        let c = BLOCK_BYTES * (good + 2);
-        let mut data = data0.clone();
-        for b in &good_blocks {
-            data.extend_from_slice(b);
-        }
-        data.resize(CHUNK_BYTES + c, 0x11);
-        let mut stream = encode_stream(&data0, width);
-        stream.extend(crafted_chunk(&good_blocks, bits, width, c));
-        (class, Transfer { data, stream, width })
-    };
-    // Tag 101.
-    cases.push(bad(H2dErrorClass::ReservedTag, w32, 2, &[(0b101, 3)], &mut rng));
-    // DBX with base prefix 011 at w = 16.
-    cases.push(bad(H2dErrorClass::ReservedBaseCode, w16, 1, &[(0b001, 3), (0b011, 3), (0xFFFF, 16)], &mut rng));
-    // BX w = 32: top plane "two ones" at position 31 (≥ L − 1); and "one one" at 31 in DBX (L = 31).
-    cases.push(bad(H2dErrorClass::PositionOutOfRange, w32, 3, &[(0b010, 3), (0b00010, 5), (31, 5)], &mut rng));
-    cases.push(bad(H2dErrorClass::PositionOutOfRange, w32, 0, &[(0b001, 3), (0b000, 3), (0b00011, 5), (31, 5)], &mut rng));
-    // ZBX w = 16 with n = 3: position 3 of a 3-bit plane.
-    cases.push(bad(H2dErrorClass::PositionOutOfRange, w16, 1, &[(0b011, 3), (0xE000, 16), (0, 16), (0, 32), (0b00011, 5), (3, 2)], &mut rng));
-    // BX w = 32: a run of 33 planes; BX w = 16: a run of 17.
-    cases.push(bad(H2dErrorClass::RunTooLong, w32, 1, &[(0b010, 3), (0b01, 2), (31, 5)], &mut rng));
-    cases.push(bad(H2dErrorClass::RunTooLong, w16, 2, &[(0b010, 3), (0b001, 3), (0b01, 2), (15, 4)], &mut rng));
-    // "DBP = 0" on the top plane.
-    cases.push(bad(H2dErrorClass::DbpZeroOnTopPlane, w32, 1, &[(0b010, 3), (0b00001, 5)], &mut rng));
-    cases.push(bad(H2dErrorClass::DbpZeroOnTopPlane, w16, 0, &[(0b001, 3), (0b000, 3), (0b00001, 5)], &mut rng));
-    // DBX base 0, borrow plane all ones, the rest zero: s[1] = −1.
-    cases.push(bad(H2dErrorClass::DeltaOutOfRange, w32, 2, &[(0b001, 3), (0b000, 3), (0b00000, 5), (0b01, 2), (30, 5)], &mut rng));
-    cases.push(bad(H2dErrorClass::DeltaOutOfRange, w16, 1, &[(0b001, 3), (0b000, 3), (0b00000, 5), (0b01, 2), (14, 4)], &mut rng));
-    // A verbatim plane cut by the end of the body (blocks run past the header's length).
-    cases.push(bad(H2dErrorClass::Truncated, w32, 1, &[(0b010, 3), (0b1, 1), (0xFFFF, 16)], &mut rng));
-    // Blocks that end a whole byte before the body does: a valid 2-block chunk, one zero byte more.
-    let data0 = chunk0(&mut rng, w32);
-    let tail: Vec<u8> = blocks(&mut rng, w32, 2).concat();
-    let mut stream = encode_stream(&data0, w32);
-    let mut chunk1 = encode_stream(&tail, w32);
-    let h1 = u16::from_le_bytes([chunk1[0], chunk1[1]]);
-    assert!((h1 as usize) < tail.len() - 1, "the 2-block chunk compresses");
-    chunk1[..2].copy_from_slice(&(h1 + 1).to_le_bytes());
-    chunk1.push(0);
-    stream.extend(chunk1);
-    cases.push((H2dErrorClass::SizeMismatch, Transfer { data: [data0, tail].concat(), stream, width: w32 }));
-
-    // A bad chunk 1 (of 3) whose chunk 2 is good, and one whose chunk 2 fails sooner than chunk 1
-    // does (another context decodes it at the same time): the error is chunk 1's either way.
-    for chunk2_bad in [false, true] {
-        let data0 = chunk0(&mut rng, w32);
-        let good1 = blocks(&mut rng, w32, 20);
-        let mut data = data0.clone();
-        for b in &good1 {
-            data.extend_from_slice(b);
-        }
-        data.resize(2 * CHUNK_BYTES, 0x11);
-        let mut stream = encode_stream(&data0, w32);
-        stream.extend(crafted_chunk(&good1, &[(0b110, 3)], w32, CHUNK_BYTES));
-        let data2: Vec<u8> = blocks(&mut rng, w32, 8).concat();
-        if chunk2_bad {
-            stream.extend(crafted_chunk(&[], &[(0b111, 3)], w32, data2.len()));
-        } else {
-            stream.extend(encode_stream(&data2, w32));
-        }
-        data.extend(data2);
-        cases.push((H2dErrorClass::ReservedTag, Transfer { data, stream, width: w32 }));
-    }
-
-    // Whole-stream damage to valid two- and three-chunk streams.
-    let valid = |rng: &mut ChaCha8Rng, width, bytes: usize| -> Transfer {
-        let data: Vec<u8> = (0..bytes.div_ceil(BLOCK_BYTES)).flat_map(|_| engine::synth::activation_block(rng, width)).take(bytes).collect();
-        Transfer::good(data, width)
-    };
-    // Header larger than the chunk's raw size.
-    let mut t = valid(&mut rng, w32, CHUNK_BYTES + 300);
-    let h0 = u16::from_le_bytes([t.stream[0], t.stream[1]]) as usize;
-    t.stream[2 + h0..4 + h0].copy_from_slice(&301u16.to_le_bytes());
-    cases.push((H2dErrorClass::HeaderTooLarge, t));
-    // Nonzero padding: set the last bit of a chunk whose body ends in padding.
-    for seed in 0..64u64 {
-        let mut r2 = ChaCha8Rng::seed_from_u64(100 + seed);
-        let mut t = valid(&mut r2, w16, CHUNK_BYTES + 640);
-        let h0 = u16::from_le_bytes([t.stream[0], t.stream[1]]) as usize;
-        let last = t.stream.len() - 1;
-        if h0 < CHUNK_BYTES && t.stream[last] & 1 == 0 {
-            t.stream[last] |= 1;
-            if decode_stream(&t.stream, t.data.len(), w16).err().map(|e| H2dErrorClass::of_decode_error(&e, 2).0) == Some(H2dErrorClass::SizeMismatch) {
-                cases.push((H2dErrorClass::SizeMismatch, t));
-                break;
-            }
-        }
-    }
-    // The stream cut inside a compressed body, inside a header, and inside a raw chunk.
-    let t = valid(&mut rng, w32, 2 * CHUNK_BYTES + 900);
-    let cut = t.stream.len() - 20;
-    cases.push((H2dErrorClass::StreamTruncated, Transfer { stream: t.stream[..cut].to_vec(), ..t }));
-    let t = valid(&mut rng, w16, CHUNK_BYTES + 500);
-    let h0 = u16::from_le_bytes([t.stream[0], t.stream[1]]) as usize;
-    cases.push((H2dErrorClass::StreamTruncated, Transfer { stream: t.stream[..3 + h0].to_vec(), ..t }));
-    let noise: Vec<u8> = (0..CHUNK_BYTES + 200).map(|_| rng.r#gen()).collect();
-    let t = Transfer::good(noise, w32);
-    cases.push((H2dErrorClass::StreamTruncated, Transfer { stream: t.stream[..2 + CHUNK_BYTES + 2 + 101].to_vec(), ..t }));
-    // Bytes after the last chunk: one, and a whole beat more.
-    for extra in [1usize, 40] {
-        let mut t = valid(&mut rng, w32, 1000);
-        t.stream.extend(std::iter::repeat_n(0u8, extra));
-        cases.push((H2dErrorClass::TrailingBytes, t));
-    }
-
+    let cases = malformed_cases(13);
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    let (w16, w32) = (SymbolWidth::W16, SymbolWidth::W32);
     // Each bad transfer is followed by a good one, which must decode.
     let mut transfers = Vec::new();
     for (_, t) in cases.iter() {
-        transfers.push(Transfer { data: t.data.clone(), stream: t.stream.clone(), width: t.width });
-        transfers.push(valid(&mut rng, if transfers.len() % 4 == 0 { w16 } else { w32 }, 300));
+        transfers.push(t.clone());
+        transfers.push(Transfer::synthetic(&mut rng, if transfers.len() % 4 == 0 { w16 } else { w32 }, 300));
     }
     let results = run(&transfers, None);
     let mut seen = std::collections::HashSet::new();
@@ -391,7 +209,7 @@ fn every_malformed_chunk_class_is_reported_with_its_chunk_and_nothing_bad_is_wri
         assert_eq!(r.error_pulses, 1, "case {i}: one error pulse");
         // The good prefix is written; in the bad chunk nothing past its bad block; chunks after it
         // that other contexts had already taken may be written, with the tensor's bytes only.
-        let prefix = good_prefix(&t.stream, t.data.len(), t.width);
+        let prefix = t.good_prefix_bytes();
         let bad_chunk_end = ((expected.1 + 1) * CHUNK_BYTES).min(t.data.len());
         let (mem, overlap) = r.memory(t.data.len(), 0xA5);
         assert!(!overlap, "case {i}: writes outside the tensor or repeated");

@@ -15,6 +15,7 @@ use super::d2h_driver::{Done, Transfer, Write, destination_bytes};
 use super::engine_h2d::STREAM_BEAT_BYTES;
 use super::engine_top::Engine;
 use super::h2d_driver::{H2dErrorClass, H2dWrite};
+use super::malformed::StreamCase;
 use crate::golden::{CHUNK_BYTES, SymbolWidth};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
@@ -506,4 +507,68 @@ pub fn check_h2d(transfers: &[Transfer], trace: &EngineTrace) -> Result<usize, S
         }
     }
     Ok(written)
+}
+
+/// Checks a run's host-to-device side on streams some of which are malformed (`streams`: the
+/// transfer id each was queued with, in queue order, and its case) against golden: each
+/// malformed stream raised golden's first error ([`StreamCase::golden_error`]: class and chunk)
+/// in exactly one pulse before its `done`, and a good stream none; one `done` per stream, in
+/// order; every byte written for any stream lies inside its tensor, once, with the tensor's
+/// value; for a malformed stream nothing of its bad chunk past the bad block
+/// ([`StreamCase::good_prefix_bytes`]) and its good prefix whole; a good stream whole. Returns
+/// the number of malformed streams.
+pub fn check_h2d_streams(streams: &[(u8, &StreamCase)], trace: &EngineTrace) -> Result<usize, String> {
+    let ids: Vec<u8> = streams.iter().map(|s| s.0).collect();
+    let done_ids: Vec<u8> = trace.h2d_dones.iter().map(|d| d.1).collect();
+    if done_ids != ids {
+        return Err(format!("done pulses for ids {done_ids:?}, streams queued as {ids:?}"));
+    }
+    let mut malformed = 0;
+    for (n, (id, t)) in streams.iter().enumerate() {
+        let errors: Vec<_> = trace.h2d_errors.iter().filter(|e| e.1 == *id).collect();
+        let expected = t.golden_error();
+        let (prefix, bad_from, bad_to) = match expected {
+            None => {
+                if !errors.is_empty() {
+                    return Err(format!("stream {n} (id {id}): error pulses {errors:?} on a good stream"));
+                }
+                (t.data.len(), t.data.len(), t.data.len())
+            }
+            Some((class, chunk)) => {
+                malformed += 1;
+                let got: Vec<(Option<H2dErrorClass>, usize)> = errors.iter().map(|e| (e.2, e.3)).collect();
+                if got != [(Some(class), chunk)] {
+                    return Err(format!("stream {n} (id {id}): error pulses {got:?}, golden's first error {class:?} in chunk {chunk}"));
+                }
+                if errors[0].0 >= trace.h2d_dones[n].0 {
+                    return Err(format!("stream {n} (id {id}): error pulse at cycle {}, not before done at {}", errors[0].0, trace.h2d_dones[n].0));
+                }
+                let prefix = t.good_prefix_bytes();
+                (prefix, prefix, ((chunk + 1) * CHUNK_BYTES).min(t.data.len()))
+            }
+        };
+        let mut seen = vec![false; t.data.len()];
+        for w in trace.h2d_writes.iter().flatten().filter(|w| w.id == *id) {
+            for i in (0..BEAT_BYTES).filter(|i| w.strb >> i & 1 == 1) {
+                let a = w.addr as usize + i;
+                if a >= t.data.len() {
+                    return Err(format!("stream {n} (id {id}): write at cycle {} reaches byte {a}, past its {} bytes", w.cycle, t.data.len()));
+                }
+                if (bad_from..bad_to).contains(&a) {
+                    return Err(format!("stream {n} (id {id}): byte {a} of the bad chunk past its bad block (byte {bad_from}) written"));
+                }
+                if seen[a] {
+                    return Err(format!("stream {n} (id {id}): byte {a} written twice"));
+                }
+                if w.data[i] != t.data[a] {
+                    return Err(format!("stream {n} (id {id}, {:?}): byte {a} is {:#04x}, original {:#04x}", t.width, w.data[i], t.data[a]));
+                }
+                seen[a] = true;
+            }
+        }
+        if let Some(hole) = seen[..prefix].iter().position(|s| !s) {
+            return Err(format!("stream {n} (id {id}): byte {hole} of its {prefix}-byte good prefix never written"));
+        }
+    }
+    Ok(malformed)
 }

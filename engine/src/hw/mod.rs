@@ -33,7 +33,9 @@
 //!   models per direction.
 //!
 //! * [`beats`]: the one beat packer and `$readmemh` beat layout; [`verilog`]: the one reader of
-//!   exported Verilog (module headers and bodies) and driver of Verilator and Icarus.
+//!   exported Verilog (module headers and bodies) and driver of Verilator and Icarus;
+//!   [`malformed`]: crafted malformed chunk streams of every FORMAT.md §9 class, shared by the
+//!   lane, engine and Verilator tests.
 //!
 //! Microarchitecture, latency and cost drivers: `docs/HARDWARE.md`.
 
@@ -57,6 +59,7 @@ pub mod engine_top;
 pub mod h2d_driver;
 pub mod h2d_latency;
 pub mod lane_driver;
+pub mod malformed;
 pub mod packer;
 pub mod piece_placer;
 pub mod plane_coder;
