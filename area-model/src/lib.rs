@@ -7,6 +7,7 @@
 //! netlist. All areas are in µm², all times in ps (libraries in ns are converted).
 //! `cargo run -p area-model -- --rtl DIR --liberty FILE…` (DIR as `rtl-gen` writes it).
 
+pub mod blocks;
 pub mod nldm;
 pub mod stages;
 

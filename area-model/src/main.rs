@@ -45,6 +45,12 @@ struct Args {
     /// library, and print its figures; no whole-top synthesis.
     #[arg(long)]
     stage: Vec<String>,
+    /// Map every block module of each top on its own (`area_model::blocks`: block children and
+    /// RAMs as black boxes, identical instances once, cached per block) at `--period-ps` on each
+    /// library, and print area and ABC delay per instance, their sum and the RAMs' SRAM estimate;
+    /// no whole-top synthesis. With `--summary-dir`, writes `<top>.<library>.blocks.json`.
+    #[arg(long)]
+    blocks: bool,
     /// Write `<top>.<library>.area.json` and (with OpenSTA) `<top>.<library>.delay.json` into
     /// this folder, the summary files committed under `docs/area/` (schema in docs/AREA.md).
     #[arg(long)]
@@ -86,6 +92,64 @@ fn guard_stages(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> 
     Ok(())
 }
 
+/// `--blocks`: every block of each chosen top mapped on its own, per library.
+fn map_blocks(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> Result<()> {
+    for entry in manifest.as_array().context("manifest is not a list")? {
+        let top = entry["top"].as_str().context("top")?;
+        if !args.top.is_empty() && !args.top.iter().any(|t| t == top) {
+            continue;
+        }
+        let file = args.rtl.join(entry["file"].as_str().context("file")?);
+        let verilog = std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
+        for lib in libs {
+            let t0 = std::time::Instant::now();
+            println!("{top} on {}, every block on its own at {:.0} ps (own logic; block children and RAMs as black boxes):", lib.name, args.period_ps);
+            println!("  {:<44} {:>11} {:>8} {:>7} {:>10} {:>9}", "block instance", "area µm²", "cells", "flops", "ABC ps", "outputs");
+            let r = area_model::blocks::map_blocks(&verilog, top, lib, args.period_ps, &args.work.join("stages"), |b, i, n| {
+                let name = format!("{}{}", "  ".repeat(b.depth), b.module);
+                match &b.own {
+                    Ok(s) => println!(
+                        "  {name:<44} {:>11.1} {:>8} {:>7} {:>10.1} {:>9}   [{i}/{n}{}, {:.0} s]",
+                        s.area_um2,
+                        s.cells,
+                        s.flops,
+                        s.abc_delay_ps,
+                        if s.unregistered_outputs.is_empty() { "flops".to_string() } else { format!("{} comb", s.unregistered_outputs.len()) },
+                        if s.cached { ", cached" } else { "" },
+                        t0.elapsed().as_secs_f64()
+                    ),
+                    Err(e) => println!("  {name:<44} not mapped: {}   [{i}/{n}]", e.lines().next().unwrap_or("")),
+                }
+            })?;
+            println!(
+                "  {top}: logic {:.1} µm² (Σ of {} instances, {} distinct blocks{}); worst ABC delay {:.1} ps in {} (budget {:.1} ps at {:.0} ps); {} blocks with outputs not all flops",
+                r.logic_um2,
+                r.instances.len(),
+                r.distinct_blocks,
+                if r.unmapped > 0 { format!(", {} NOT mapped and missing from the sum", r.unmapped) } else { String::new() },
+                r.worst_abc_delay_ps,
+                r.worst_module,
+                r.instances.iter().find_map(|b| b.own.as_ref().ok()).map_or(f64::NAN, |s| s.budget_ps),
+                args.period_ps,
+                r.unregistered_blocks
+            );
+            println!(
+                "  RAMs (not mapped): {} bits; SRAM estimate {:.0} µm² at {} µm² per bit cell (7 nm, TSMC ISSCC 2017 via WikiChip) and an assumed {:.0} % array efficiency{}",
+                r.sram_bits,
+                r.sram_estimate_um2,
+                area_model::blocks::SRAM_BITCELL_UM2,
+                100.0 * area_model::blocks::SRAM_ARRAY_EFFICIENCY,
+                if lib.name.contains("asap7") { "" } else { " (a 7 nm figure: not meaningful on this library)" }
+            );
+            if let Some(dir) = &args.summary_dir {
+                std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+                write_json(&dir.join(format!("{top}.{}.blocks.json", lib.name)), &serde_json::to_value(&r)?)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes `value` as pretty JSON to `path` through a temporary file and a rename.
 fn write_json(path: &std::path::Path, value: &serde_json::Value) -> Result<()> {
     let tmp = path.with_extension("json.tmp");
@@ -103,6 +167,9 @@ fn main() -> Result<()> {
     let flow = Flow { abc_delay_target_ps: args.abc_delay_ps, flatten_all: args.flatten, share: args.share };
     if !args.stage.is_empty() {
         return guard_stages(&args, &manifest, &libs);
+    }
+    if args.blocks {
+        return map_blocks(&args, &manifest, &libs);
     }
     let mut results = Vec::new();
     for entry in manifest.as_array().context("manifest is not a list")? {
