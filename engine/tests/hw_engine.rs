@@ -223,7 +223,7 @@ const LONG_TRANSFER_CHUNKS: usize = 32;
 /// its raw size, streams cut in a body, a header and a raw chunk, trailing bytes), each followed
 /// by a good transfer of the other width or the same: golden's first error (class, chunk) in one
 /// pulse before `done`, nothing wrong or past the bad block written, the good prefix whole, and
-/// every good transfer put back bit for bit; without and with backpressure on every port.
+/// every good transfer put back bit for bit; with backpressure on every port.
 #[test]
 fn every_malformed_class_reports_golden_error_and_the_engine_recovers() {
     use engine::hw::engine_driver::check_h2d_streams;
@@ -240,7 +240,9 @@ fn every_malformed_class_reports_golden_error_and_the_engine_recovers() {
     let classes: std::collections::HashSet<H2dErrorClass> = cases.iter().map(|c| c.0).collect();
     assert_eq!(classes.len(), H2dErrorClass::ALL.len(), "every §9 class is crafted");
     let budget: u64 = streams.iter().map(|t| 200 + 40 * t.data.len().div_ceil(128) as u64).sum();
-    for seed in [0u32, 0x5EED_0042] {
+    // One backpressure pattern: the rust-hdl engine runs about 100 cycles/s; the Verilator test
+    // (`cocotb-free-tests`, same cases) runs them without and with backpressure.
+    for seed in [0x5EED_0042u32] {
         let mut sim = EngineSim::new();
         for (i, t) in streams.iter().enumerate() {
             sim.queue_h2d(&t.stream, t.data.len() as u32, t.width, i as u8);
