@@ -16,7 +16,7 @@
 //! the report counts them.
 
 use crate::Liberty;
-use crate::stages::{StageTiming, check_stage};
+use crate::stages::{StageTiming, check_stage, normalised_source};
 use anyhow::Result;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -222,7 +222,7 @@ pub fn map_blocks(verilog: &str, top: &str, lib: &Liberty, period_ps: f64, work:
     let mut instances = Vec::new();
     for (i, (m, depth)) in blocks.iter().enumerate() {
         let (text, rams, boxes) = tree.unit(m);
-        let normalised = text.replace(m, "pz_block");
+        let normalised = normalised_source(&text, m);
         let own = match seen.get(&normalised) {
             Some(r) => r.clone().map(|mut t| {
                 t.module = m.to_string();

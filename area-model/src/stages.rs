@@ -123,18 +123,24 @@ fn mapping_script(il: &Path, lib: &Liberty, script: &Path, constr: &Path) -> Str
     )
 }
 
+/// `source` with the stage's own name (and so its children's prefix) replaced by one canonical
+/// name and the comments after `endmodule` dropped (rust-hdl writes each module's original,
+/// unprefixed name there): equal for identical instances, which then share one cache entry.
+pub fn normalised_source(source: &str, stage: &str) -> String {
+    source
+        .replace(stage, CANONICAL)
+        .lines()
+        .map(|l| if l.trim_start().starts_with("endmodule") { "endmodule\n".to_string() } else { format!("{l}\n") })
+        .collect()
+}
+
 /// Maps stage `stage` (its Verilog from [`stage_source`]) on `lib` for a `period_ps` clock and
 /// returns the guard's figures, from `<work>/stage-<hash>.json` when an equal stage was mapped
 /// before under the same period, constraints, library and Yosys.
 pub fn check_stage(source: &str, stage: &str, lib: &Liberty, period_ps: f64, work: &Path) -> Result<StageTiming> {
     use std::hash::{Hash, Hasher};
     std::fs::create_dir_all(work)?;
-    // rust-hdl closes each module with `endmodule // <its original name>`: drop the comment.
-    let text: String = source
-        .replace(stage, CANONICAL)
-        .lines()
-        .map(|l| if l.trim_start().starts_with("endmodule") { "endmodule\n".to_string() } else { format!("{l}\n") })
-        .collect();
+    let text = normalised_source(source, stage);
     let constr = abc_constraints(lib)?;
     let version = Command::new("yosys").arg("-V").output().context("run yosys -V (scripts/install-area-tools.sh installs it)")?;
     let mut h = std::collections::hash_map::DefaultHasher::new();

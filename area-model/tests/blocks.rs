@@ -24,7 +24,7 @@ endmodule
 module zz_top$a0(clock, d, q);
   input wire clock; input wire [15:0] d; output wire [15:0] q;
   zz_top$a0$q r(.clock(clock), .d(q + d), .q(q));
-endmodule // zz_top$a0
+endmodule // top$a0 (rust-hdl: the unprefixed name)
 module zz_top$a0$q(clock, d, q);
   input wire clock; input wire [15:0] d; output reg [15:0] q;
   always @(posedge clock) q <= d;
@@ -32,7 +32,7 @@ endmodule
 module zz_top$a1(clock, d, q);
   input wire clock; input wire [15:0] d; output wire [15:0] q;
   zz_top$a1$q r(.clock(clock), .d(q + d), .q(q));
-endmodule // zz_top$a1
+endmodule // top$a1
 module zz_top$a1$q(clock, d, q);
   input wire clock; input wire [15:0] d; output reg [15:0] q;
   always @(posedge clock) q <= d;
