@@ -114,7 +114,13 @@ fn map_blocks(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> Re
                         s.cells,
                         s.flops,
                         s.abc_delay_ps,
-                        if s.unregistered_outputs.is_empty() { "flops".to_string() } else { format!("{} comb", s.unregistered_outputs.len()) },
+                        if !s.unregistered_outputs.is_empty() {
+                            format!("{} comb", s.unregistered_outputs.len())
+                        } else if s.flop_cells.is_empty() {
+                            "no flops".to_string()
+                        } else {
+                            "flops".to_string()
+                        },
                         if s.cached { ", cached" } else { "" },
                         t0.elapsed().as_secs_f64()
                     ),
@@ -129,7 +135,7 @@ fn map_blocks(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> Re
                 if r.unmapped > 0 { format!(", {} NOT mapped and missing from the sum", r.unmapped) } else { String::new() },
                 r.worst_abc_delay_ps,
                 r.worst_module,
-                r.instances.iter().find_map(|b| b.own.as_ref().ok()).map_or(f64::NAN, |s| s.budget_ps),
+                r.instances.iter().filter_map(|b| b.own.as_ref().ok()).find(|s| s.module == r.worst_module).map_or(f64::NAN, |s| s.budget_ps),
                 args.period_ps,
                 r.unregistered_blocks
             );
@@ -143,7 +149,31 @@ fn map_blocks(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> Re
             );
             if let Some(dir) = &args.summary_dir {
                 std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
-                write_json(&dir.join(format!("{top}.{}.blocks.json", lib.name)), &serde_json::to_value(&r)?)?;
+                // Per instance its figures and the number of outputs its own logic drives (the
+                // cell names stay in the work directory's cache).
+                let instances: Vec<serde_json::Value> = r
+                    .instances
+                    .iter()
+                    .map(|b| match &b.own {
+                        Ok(s) => serde_json::json!({
+                            "module": b.module, "depth": b.depth, "area_um2": s.area_um2, "cells": s.cells, "flops": s.flops,
+                            "abc_delay_ps": s.abc_delay_ps, "budget_ps": s.budget_ps, "unregistered_outputs": s.unregistered_outputs.len(),
+                            "ram_bits": b.rams.iter().map(|m| m.bits).sum::<u64>(),
+                        }),
+                        Err(e) => serde_json::json!({ "module": b.module, "depth": b.depth, "error": e }),
+                    })
+                    .collect();
+                write_json(
+                    &dir.join(format!("{top}.{}.blocks.json", lib.name)),
+                    &serde_json::json!({
+                        "top": top, "library": lib.name, "period_ps": r.period_ps, "logic_um2": r.logic_um2,
+                        "instances_count": r.instances.len(), "distinct_blocks": r.distinct_blocks, "unmapped": r.unmapped,
+                        "worst_abc_delay_ps": r.worst_abc_delay_ps, "worst_module": r.worst_module,
+                        "unregistered_blocks": r.unregistered_blocks, "sram_bits": r.sram_bits,
+                        "sram_estimate_um2": r.sram_estimate_um2, "sram_bitcell_um2": area_model::blocks::SRAM_BITCELL_UM2,
+                        "sram_array_efficiency": area_model::blocks::SRAM_ARRAY_EFFICIENCY, "instances": instances,
+                    }),
+                )?;
             }
         }
     }

@@ -76,3 +76,16 @@ fn identical_blocks_map_once_rams_are_bits_and_the_sum_is_the_instances() {
     assert!((r.sram_estimate_um2 - 128.0 * SRAM_BITCELL_UM2 / SRAM_ARRAY_EFFICIENCY).abs() < 1e-9);
     assert_eq!(r.unmapped, 0);
 }
+
+/// A module of wires only (an engine top that just connects its halves) maps to no area and no
+/// delay instead of failing, and does not pass as a stage (no flops end it).
+#[test]
+fn a_wiring_only_module_maps_to_nothing_and_is_no_stage() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("area-blocks-wire");
+    let _ = std::fs::remove_dir_all(&work);
+    let lib = Liberty::open(&Path::new(LIBERTY_DIR).join(ASAP7_RVT_TT), &work.join("lib")).unwrap();
+    let t = check_stage("module zz_wire(a, y);\n  input wire [3:0] a; output wire [3:0] y;\n  assign y = a;\nendmodule\n", "zz_wire", &lib, 667.0, &work).unwrap();
+    assert_eq!((t.area_um2, t.abc_delay_ps, t.flops), (0.0, 0.0, 0));
+    assert!(t.flop_cells.is_empty() && t.budget_ps > 0.0 && t.budget_ps < 667.0, "{t:?}");
+    assert!(!t.passes(), "no flops end it: {t:?}");
+}
