@@ -170,7 +170,9 @@ fn map_blocks(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> Re
                         "instances_count": r.instances.len(), "distinct_blocks": r.distinct_blocks, "unmapped": r.unmapped,
                         "worst_abc_delay_ps": r.worst_abc_delay_ps, "worst_module": r.worst_module,
                         "unregistered_blocks": r.unregistered_blocks, "sram_bits": r.sram_bits,
-                        "sram_estimate_um2": r.sram_estimate_um2, "sram_bitcell_um2": area_model::blocks::SRAM_BITCELL_UM2,
+                        // The bit cell is a 7 nm figure: no estimate on another library.
+                        "sram_estimate_um2": lib.name.contains("asap7").then_some(r.sram_estimate_um2),
+                        "sram_bitcell_um2": area_model::blocks::SRAM_BITCELL_UM2,
                         "sram_array_efficiency": area_model::blocks::SRAM_ARRAY_EFFICIENCY, "instances": instances,
                     }),
                 )?;
