@@ -92,14 +92,21 @@ fn guard_stages(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> 
     Ok(())
 }
 
-/// `--blocks`: every block of each chosen top mapped on its own, per library.
-fn map_blocks(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> Result<()> {
+/// The manifest's tops that `--top` chose (all without it), with their Verilog files.
+fn chosen_tops<'a>(args: &Args, manifest: &'a serde_json::Value) -> Result<Vec<(&'a str, PathBuf)>> {
+    let mut out = Vec::new();
     for entry in manifest.as_array().context("manifest is not a list")? {
         let top = entry["top"].as_str().context("top")?;
-        if !args.top.is_empty() && !args.top.iter().any(|t| t == top) {
-            continue;
+        if args.top.is_empty() || args.top.iter().any(|t| t == top) {
+            out.push((top, args.rtl.join(entry["file"].as_str().context("file")?)));
         }
-        let file = args.rtl.join(entry["file"].as_str().context("file")?);
+    }
+    Ok(out)
+}
+
+/// `--blocks`: every block of each chosen top mapped on its own, per library.
+fn map_blocks(args: &Args, manifest: &serde_json::Value, libs: &[Liberty]) -> Result<()> {
+    for (top, file) in chosen_tops(args, manifest)? {
         let verilog = std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
         for lib in libs {
             let t0 = std::time::Instant::now();
@@ -204,12 +211,7 @@ fn main() -> Result<()> {
         return map_blocks(&args, &manifest, &libs);
     }
     let mut results = Vec::new();
-    for entry in manifest.as_array().context("manifest is not a list")? {
-        let top = entry["top"].as_str().context("top")?;
-        if !args.top.is_empty() && !args.top.iter().any(|t| t == top) {
-            continue;
-        }
-        let file = args.rtl.join(entry["file"].as_str().context("file")?);
+    for (top, file) in chosen_tops(&args, &manifest)? {
         let t = std::time::Instant::now();
         let areas = synthesize(&[file], top, &libs, &flow, &args.work)?;
         eprintln!("{top}: yosys {:.0} s", t.elapsed().as_secs_f64());

@@ -483,30 +483,38 @@ pub fn check_h2d(transfers: &[Transfer], trace: &EngineTrace) -> Result<usize, S
         if trace.h2d_dones[n].1 != t.id {
             return Err(format!("transfer {n}: done carries id {}, expected {}", trace.h2d_dones[n].1, t.id));
         }
-        let mut seen = vec![false; t.bytes.len()];
-        for w in trace.h2d_writes.iter().flatten().filter(|w| w.id == t.id) {
-            for i in 0..BEAT_BYTES {
-                if w.strb >> i & 1 == 1 {
-                    let a = w.addr as usize + i;
-                    if a >= t.bytes.len() {
-                        return Err(format!("transfer {n} (id {}): write at cycle {} reaches byte {a}, past its {} bytes", t.id, w.cycle, t.bytes.len()));
-                    }
-                    if seen[a] {
-                        return Err(format!("transfer {n} (id {}): byte {a} written twice", t.id));
-                    }
-                    if w.data[i] != t.bytes[a] {
-                        return Err(format!("transfer {n} (id {}, {:?}): byte {a} is {:#04x}, original {:#04x}", t.id, t.width, w.data[i], t.bytes[a]));
-                    }
-                    seen[a] = true;
-                    written += 1;
-                }
-            }
-        }
+        let seen = h2d_written(trace, &format!("transfer {n}"), t.id, &t.bytes, t.width, 0..0)?;
+        written += seen.iter().filter(|s| **s).count();
         if let Some(hole) = seen.iter().position(|s| !s) {
             return Err(format!("transfer {n} (id {}): byte {hole} of {} never written", t.id, t.bytes.len()));
         }
     }
     Ok(written)
+}
+
+/// The bytes of `data` that the host-to-device writes of transfer `id` set (`what` names it in
+/// errors): every written byte inside `data`, outside `forbidden`, once, with `data`'s value.
+fn h2d_written(trace: &EngineTrace, what: &str, id: u8, data: &[u8], width: SymbolWidth, forbidden: std::ops::Range<usize>) -> Result<Vec<bool>, String> {
+    let mut seen = vec![false; data.len()];
+    for w in trace.h2d_writes.iter().flatten().filter(|w| w.id == id) {
+        for i in (0..BEAT_BYTES).filter(|i| w.strb >> i & 1 == 1) {
+            let a = w.addr as usize + i;
+            if a >= data.len() {
+                return Err(format!("{what} (id {id}): write at cycle {} reaches byte {a}, past its {} bytes", w.cycle, data.len()));
+            }
+            if forbidden.contains(&a) {
+                return Err(format!("{what} (id {id}): byte {a} of the bad chunk past its bad block (byte {}) written", forbidden.start));
+            }
+            if seen[a] {
+                return Err(format!("{what} (id {id}): byte {a} written twice"));
+            }
+            if w.data[i] != data[a] {
+                return Err(format!("{what} (id {id}, {width:?}): byte {a} is {:#04x}, original {:#04x}", w.data[i], data[a]));
+            }
+            seen[a] = true;
+        }
+    }
+    Ok(seen)
 }
 
 /// Checks a run's host-to-device side on streams some of which are malformed (`streams`: the
@@ -547,25 +555,7 @@ pub fn check_h2d_streams(streams: &[(u8, &StreamCase)], trace: &EngineTrace) -> 
                 (prefix, prefix, ((chunk + 1) * CHUNK_BYTES).min(t.data.len()))
             }
         };
-        let mut seen = vec![false; t.data.len()];
-        for w in trace.h2d_writes.iter().flatten().filter(|w| w.id == *id) {
-            for i in (0..BEAT_BYTES).filter(|i| w.strb >> i & 1 == 1) {
-                let a = w.addr as usize + i;
-                if a >= t.data.len() {
-                    return Err(format!("stream {n} (id {id}): write at cycle {} reaches byte {a}, past its {} bytes", w.cycle, t.data.len()));
-                }
-                if (bad_from..bad_to).contains(&a) {
-                    return Err(format!("stream {n} (id {id}): byte {a} of the bad chunk past its bad block (byte {bad_from}) written"));
-                }
-                if seen[a] {
-                    return Err(format!("stream {n} (id {id}): byte {a} written twice"));
-                }
-                if w.data[i] != t.data[a] {
-                    return Err(format!("stream {n} (id {id}, {:?}): byte {a} is {:#04x}, original {:#04x}", t.width, w.data[i], t.data[a]));
-                }
-                seen[a] = true;
-            }
-        }
+        let seen = h2d_written(trace, &format!("stream {n}"), *id, &t.data, t.width, bad_from..bad_to)?;
         if let Some(hole) = seen[..prefix].iter().position(|s| !s) {
             return Err(format!("stream {n} (id {id}): byte {hole} of its {prefix}-byte good prefix never written"));
         }
