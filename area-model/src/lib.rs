@@ -278,7 +278,7 @@ fn ys(name: &str) -> String {
 pub fn generic_script(files: &[PathBuf], top: &str, keep: &[String], flow: &Flow, il: &Path) -> String {
     let mut s = String::new();
     for f in files {
-        s.push_str(&format!("read_verilog {}\n", f.display()));
+        s.push_str(&format!("read_verilog -noautowire {}\n", f.display()));
     }
     s.push_str(&format!("hierarchy -check -top {}\n", ys(top)));
     if !flow.flatten_all && !keep.is_empty() {

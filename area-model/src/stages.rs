@@ -94,13 +94,14 @@ pub fn stage_budget_ps(lib: &Liberty, flop: &str, period_ps: f64) -> Result<(f64
 const UNREG_BEGIN: &str = "PZ-UNREGISTERED-BEGIN";
 const UNREG_END: &str = "PZ-UNREGISTERED-END";
 
-/// First Yosys pass over one stage (file `src`, top [`CANONICAL`]): generic synthesis
+/// First Yosys pass over one stage (file `src`, top [`CANONICAL`]; `-noautowire`, so that a
+/// name the Verilog never declares is an error rather than an undriven implicit wire): generic synthesis
 /// flattened, internal names purged (so that an output port is connected straight to its
 /// driver), the list of cells other than flip-flops that drive an output port, then
 /// `dfflibmap` (its log names the flop cells, which set the budget) and the design saved at `il`.
 fn prepare_script(src: &Path, lib: &Liberty, il: &Path) -> String {
     format!(
-        "read_verilog {src}\nhierarchy -check -top {CANONICAL}\nsynth -top {CANONICAL} -flatten -noshare\nopt_clean -purge\n\
+        "read_verilog -noautowire {src}\nhierarchy -check -top {CANONICAL}\nsynth -top {CANONICAL} -flatten -noshare\nopt_clean -purge\n\
          log {UNREG_BEGIN}\nselect -list o:* %ci1 o:* %d t:$_*DFF* %d t:* %i\nlog {UNREG_END}\n\
          dfflibmap -liberty {l}\nstat\nwrite_rtlil {il}\n",
         src = src.display(),

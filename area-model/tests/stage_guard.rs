@@ -120,6 +120,11 @@ fn lane_stages_fit(stages: &[&str]) {
 }
 
 #[test]
+fn the_lanes_gather_and_symbol_stages_fit_1_5_ghz_with_registered_outputs() {
+    lane_stages_fit(&["symbols", "gather"]);
+}
+
+#[test]
 fn the_lanes_plane_statistics_stages_fit_1_5_ghz_with_registered_outputs() {
     lane_stages_fit(&["stats_bx", "stats_dbx", "stats_zbx"]);
 }

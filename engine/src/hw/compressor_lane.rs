@@ -9,19 +9,23 @@
 //!   of a transfer; it closes the block even before its fourth beat.
 //! * Descriptor, held stable for a transfer: `desc_w16` (16-bit symbols, N = 64; else 32-bit,
 //!   N = 32), `desc_id` (echoed on every output block), `desc_tail_bytes` (valid bytes of the
-//!   final block, 0 = all 128; the rest is zero-padded as FORMAT.md pads a final partial block).
+//!   final block, 0 = all 128; the rest is zero-padded as FORMAT.md pads a final partial block;
+//!   the tail lies in the transfer's last beat, as a byte count makes it: beats before it are whole).
 //! * Output (valid/ready), one transaction per block: `out_tag` (3 bits), `out_len` (payload
 //!   bits), `out_payload[k]` = payload bits `32k … 32k+31` with the first bit in bit 31 (zero past
 //!   `out_len`), `out_block` = the block's original words (as input), `out_id`, `out_last`
 //!   (the transfer's final block). Read them only while `out_valid` is high.
 //!
 //! # Stages (one block every 4 cycles, latency [`LATENCY_CYCLES`])
-//! 1. gather: three beats in flops; the fourth (or `beat_last`) beat loads stage 1 directly.
-//! 2. stage 1 (flops inside the [`Compactor`]): symbol view, nonzero mask and count, nonzeros to
-//!    the front; the DBX deltas; all captured by stage 2.
-//! 3. stage 2 (flops inside the three [`PlaneStats`], plus `s2_*`), [`CHOICE_CYCLES`] + 1 cycles:
-//!    plane classes, partial sums and zero runs of DBX, BX and ZBX; then every code's size and
-//!    the choice by parallel compares, registered ([`SizeChoice`]); then the chosen code's planes
+//! 1. gather ([`GatherStage`]): three beats in flops; the fourth (or `beat_last`) beat loads the
+//!    stage-1 register directly. Each beat's compaction shifts (zero slots before each nonzero
+//!    symbol) are counted as it arrives, so no stage counts over the whole block.
+//! 2. stage 1 ([`SymbolStage`], one cycle): the compaction network, the BX values, the DBX deltas
+//!    (Kogge–Stone subtractors), the nonzero mask and count, registered in its output flops,
+//!    which hold the block through stage 2.
+//! 3. stage 2 ([`PlaneStats`] ×3, [`ZeroRuns`] ×3, `s2_*`), [`CHOICE_CYCLES`] + 1 cycles: plane
+//!    classes, partial sums and zero runs of DBX, BX and ZBX; then every code's size and the
+//!    choice by parallel compares, registered ([`SizeChoice`]); then the chosen code's planes
 //!    (or ZVC/raw words) loaded into the plane queue ([`ChoiceStage`]: 36 slots, a header and up
 //!    to 33 planes, top plane first).
 //! 4. emitter, two stages stepping together, 9 queue slots per cycle for 4 cycles:
@@ -30,18 +34,20 @@
 //! 5. output register (`o_*`): the payload when the placer has completed it, with the block's
 //!    tag, length, id and original words, which wait in `fin_*` from the coder's last group.
 //!
-//! Sub-blocks own the flops in front of their logic, so no combinational path runs through a
-//! sub-block (Verilator's lint sees no loops). The original block is held by the gather and
-//! stage-1 flops, then by the BX plane statistics' input flops (the BX values are the symbols),
-//! then `em_words`, `fin_words` (while the placer completes the payload) and `o_block`.
+//! Every sub-block's outputs are its own flops, and the lane's own logic between them is flow
+//! control and wiring, so a per-module timing check covers every path (Verilator's lint sees no
+//! loops). The original block is held by the gather and stage-1 flops, then by the symbol
+//! stage's BX flops (the BX values are the symbols), then `em_words`, `fin_words` (while the
+//! placer completes the payload) and `o_block`.
 
 use super::choice_stage::ChoiceStage;
-use super::compactor::Compactor;
-use super::hdl_util::{arr, constants, d};
+use super::gather_stage::GatherStage;
+use super::hdl_util::{arr, d};
 use super::piece_placer::PiecePlacer;
 use super::plane_coder::PlaneCoder;
 use super::plane_stats::PlaneStats;
 use super::size_choice::{CHOICE_CYCLES, SizeChoice};
+use super::symbol_stage::SymbolStage;
 use super::zero_runs::ZeroRuns;
 use rust_hdl::prelude::*;
 
@@ -51,7 +57,7 @@ pub const QUEUE_PLANES: usize = 36;
 /// Cycles the lane spends on each block (its initiation interval).
 pub const CYCLES_PER_BLOCK: u64 = 4;
 /// Cycles from the first beat of a block entering to its encoding on the output: gather 4,
-/// stage 1 1, stage 2 [`CHOICE_CYCLES`] + 1, coder 4, placer 1, output register 1.
+/// stage 1 (symbol stage) 1, stage 2 [`CHOICE_CYCLES`] + 1, coder 4, placer 1, output register 1.
 pub const LATENCY_CYCLES: u64 = 12 + CHOICE_CYCLES;
 /// FORMAT.md §4 tag of ZVC.
 pub const TAG_ZVC: u64 = 0;
@@ -102,7 +108,8 @@ pub struct CompressorLane {
     pub out_id: Signal<Out, Bits<8>> = d(),
     /// The block closes its transfer.
     pub out_last: Signal<Out, Bit> = d(),
-    compactor: Compactor = d(),
+    gather: GatherStage = d(),
+    symbols: SymbolStage = d(),
     stats_dbx: PlaneStats = d(),
     stats_bx: PlaneStats = d(),
     stats_zbx: PlaneStats = d(),
@@ -113,21 +120,11 @@ pub struct CompressorLane {
     choice: ChoiceStage = d(),
     coder: PlaneCoder = d(),
     placer: PiecePlacer = d(),
-    byte_index: [Constant<Bits<8>>; 33] = constants(4),
-    gather_count: DFF<Bits<2>> = d(),
-    gather: [DFF<Bits<32>>; 24] = arr(),
-    s1_valid: DFF<Bit> = d(),
-    s1_id: DFF<Bits<8>> = d(),
-    s1_last: DFF<Bit> = d(),
     s2_valid: DFF<Bit> = d(),
     /// Cycles the block has spent in stage 2, saturating at the registered choice's latency.
     s2_age: DFF<Bits<2>> = d(),
     /// [`CHOICE_CYCLES`] as a Verilog constant.
     choice_cycles: Constant<Bits<2>> = Constant::new(CHOICE_CYCLES.into()),
-    s2_mask_hi: DFF<Bits<32>> = d(),
-    s2_mask_lo: DFF<Bits<32>> = d(),
-    s2_nonzero: DFF<Bits<7>> = d(),
-    s2_w16: DFF<Bit> = d(),
     s2_id: DFF<Bits<8>> = d(),
     s2_last: DFF<Bit> = d(),
     fin_words: [DFF<Bits<32>>; 32] = arr(),
@@ -153,17 +150,6 @@ pub struct CompressorLane {
     s1_move: Signal<Local, Bit> = d(),
     s1_free: Signal<Local, Bit> = d(),
     beat_fire: Signal<Local, Bit> = d(),
-    closing: Signal<Local, Bit> = d(),
-    assembled: [Signal<Local, Bits<32>>; 32] = arr(),
-    tail_bytes: Signal<Local, Bits<8>> = d(),
-    tail_rem: Signal<Local, Bits<8>> = d(),
-    wide_tmp: Signal<Local, Bits<32>> = d(),
-    /// Symbol counts and DBX borrow bits while they are chosen; each plane-stats input port is
-    /// then written once (several writes per evaluation glitch; see docs/HARDWARE.md, "Icarus-safe").
-    count_bx_l: Signal<Local, Bits<7>> = d(),
-    count_dbx_l: Signal<Local, Bits<7>> = d(),
-    x_top_dbx_l: [Signal<Local, Bit>; 32] = arr(),
-    delta: [Signal<Local, Bits<32>>; 64] = arr(),
 }
 }
 
@@ -174,16 +160,8 @@ impl Logic for CompressorLane {
         dff_setup!(
             self,
             clock,
-            gather_count,
-            s1_valid,
-            s1_id,
-            s1_last,
             s2_valid,
             s2_age,
-            s2_mask_hi,
-            s2_mask_lo,
-            s2_nonzero,
-            s2_w16,
             s2_id,
             s2_last,
             fin_tag,
@@ -196,10 +174,6 @@ impl Logic for CompressorLane {
             o_id,
             o_last
         );
-        for i in 0..24 {
-            self.gather[i].clock.next = self.clock.val();
-            self.gather[i].d.next = self.gather[i].q.val();
-        }
         for i in 0..32 {
             self.fin_words[i].clock.next = self.clock.val();
             self.fin_words[i].d.next = self.fin_words[i].q.val();
@@ -220,184 +194,71 @@ impl Logic for CompressorLane {
         self.em_free.next = !self.choice.busy.val() | self.em_finish.val();
         self.s2_move.next = self.s2_valid.q.val() & (self.s2_age.q.val() == self.choice_cycles.val()) & self.em_free.val();
         self.s2_free.next = !self.s2_valid.q.val() | self.s2_move.val();
-        self.s1_move.next = self.s1_valid.q.val() & self.s2_free.val();
-        self.s1_free.next = !self.s1_valid.q.val() | self.s1_move.val();
+        self.s1_move.next = self.gather.valid.val() & self.s2_free.val();
+        self.s1_free.next = !self.gather.valid.val() | self.s1_move.val();
         self.beat_ready.next = self.s1_free.val() & !self.reset.val();
         self.beat_fire.next = self.beat_valid.val() & self.beat_ready.val();
-        self.closing.next = self.beat_last.val() | (self.gather_count.q.val() == 3);
 
-        // ---- gather: held beats, this beat in its slot, zeros after it
-        for k in 0..24 {
-            self.assembled[k].next = self.gather[k].q.val();
+        // ---- gather (the closing beat loads the stage-1 register) and stage 1
+        self.gather.clock.next = self.clock.val();
+        self.gather.reset.next = self.reset.val();
+        self.gather.fire.next = self.beat_fire.val();
+        for k in 0..8 {
+            self.gather.beat_data[k].next = self.beat_data[k].val();
         }
-        for k in 24..32 {
-            self.assembled[k].next = self.beat_data[k - 24].val();
-        }
-        match self.gather_count.q.val().index() {
-            0 => {
-                for k in 0..8 {
-                    self.assembled[k].next = self.beat_data[k].val();
-                }
-                for k in 8..32 {
-                    self.assembled[k].next = bits::<32>(0);
-                }
-            }
-            1 => {
-                for k in 8..16 {
-                    self.assembled[k].next = self.beat_data[k - 8].val();
-                }
-                for k in 16..32 {
-                    self.assembled[k].next = bits::<32>(0);
-                }
-            }
-            2 => {
-                for k in 16..24 {
-                    self.assembled[k].next = self.beat_data[k - 16].val();
-                }
-                for k in 24..32 {
-                    self.assembled[k].next = bits::<32>(0);
-                }
-            }
-            _ => {}
-        }
-        // A final partial block keeps its first `desc_tail_bytes` bytes, zero-padded.
-        self.tail_bytes.next = bit_cast::<8, 7>(self.desc_tail_bytes.val());
-        self.tail_rem.next = bits::<8>(0);
-        if self.beat_last.val() & self.desc_tail_bytes.val().any() {
-            for k in 0..32 {
-                if self.tail_bytes.val() <= self.byte_index[k].val() {
-                    self.assembled[k].next = bits::<32>(0);
-                } else if self.tail_bytes.val() < self.byte_index[k + 1].val() {
-                    self.tail_rem.next = self.tail_bytes.val() - self.byte_index[k].val();
-                    if self.tail_rem.val() == 1 {
-                        self.assembled[k].next = self.assembled[k].val() & 0xFF;
-                    }
-                    if self.tail_rem.val() == 2 {
-                        self.assembled[k].next = self.assembled[k].val() & 0xFFFF;
-                    }
-                    if self.tail_rem.val() == 3 {
-                        self.assembled[k].next = self.assembled[k].val() & 0xFF_FFFF;
-                    }
-                }
-            }
-        }
-        if self.beat_fire.val() {
-            if self.closing.val() {
-                self.gather_count.d.next = bits::<2>(0);
-            } else {
-                self.gather_count.d.next = self.gather_count.q.val() + 1;
-                match self.gather_count.q.val().index() {
-                    0 => {
-                        for k in 0..8 {
-                            self.gather[k].d.next = self.beat_data[k].val();
-                        }
-                    }
-                    1 => {
-                        for k in 0..8 {
-                            self.gather[k + 8].d.next = self.beat_data[k].val();
-                        }
-                    }
-                    _ => {
-                        for k in 0..8 {
-                            self.gather[k + 16].d.next = self.beat_data[k].val();
-                        }
-                    }
-                }
-            }
-        }
-
-        // ---- stage 1: the closing beat loads the whole block into the compactor's flops
-        self.s1_valid.d.next = self.s1_valid.q.val() & !self.s1_move.val();
-        self.compactor.clock.next = self.clock.val();
-        self.compactor.load.next = self.beat_fire.val() & self.closing.val();
-        self.compactor.w16.next = self.desc_w16.val();
+        self.gather.beat_last.next = self.beat_last.val();
+        self.gather.desc_w16.next = self.desc_w16.val();
+        self.gather.desc_id.next = self.desc_id.val();
+        self.gather.desc_tail_bytes.next = self.desc_tail_bytes.val();
+        self.gather.advance.next = self.s1_move.val();
+        self.symbols.clock.next = self.clock.val();
+        self.symbols.advance.next = self.s1_move.val();
         for k in 0..32 {
-            self.compactor.words[k].next = self.assembled[k].val();
+            self.symbols.words[k].next = self.gather.words[k].val();
         }
-        if self.beat_fire.val() & self.closing.val() {
-            self.s1_valid.d.next = true;
-            self.s1_id.d.next = self.desc_id.val();
-            self.s1_last.d.next = self.beat_last.val();
+        for k in 0..64 {
+            self.symbols.shift[k].next = self.gather.shift[k].val();
         }
+        self.symbols.w16.next = self.gather.w16.val();
 
-        // ---- stage 1: inputs of the three plane codes, captured by their stage-2 flops
+        // ---- stage 2: the three plane codes read the symbol stage's flops
         self.stats_bx.clock.next = self.clock.val();
         self.stats_zbx.clock.next = self.clock.val();
         self.stats_dbx.clock.next = self.clock.val();
-        self.stats_bx.load.next = self.s1_move.val();
-        self.stats_zbx.load.next = self.s1_move.val();
-        self.stats_dbx.load.next = self.s1_move.val();
-        // BX: the N symbols.
         for m in 0..32 {
-            self.stats_bx.x[m].next = self.compactor.sym[m].val();
+            self.stats_bx.x[m].next = self.symbols.bx_x[m].val();
+            self.stats_bx.x_lo[m].next = self.symbols.bx_x_lo[m].val();
             self.stats_bx.x_top[m].next = false;
-            self.wide_tmp.next = self.compactor.sym[m + 32].val();
-            self.stats_bx.x_lo[m].next = bit_cast::<17, 32>(self.wide_tmp.val());
             self.stats_bx.valid[m].next = true;
-            self.stats_bx.valid[m + 32].next = self.compactor.w16_q.val();
-        }
-        self.count_bx_l.next = bits::<7>(32);
-        if self.compactor.w16_q.val() {
-            self.count_bx_l.next = bits::<7>(64);
-        }
-        self.stats_bx.count.next = self.count_bx_l.val();
-        self.stats_bx.wide.next = !self.compactor.w16_q.val();
-        self.stats_bx.extra.next = false;
-        // ZBX: the n compacted nonzeros.
-        for m in 0..32 {
-            self.stats_zbx.x[m].next = self.compactor.packed[m].val();
+            self.stats_bx.valid[m + 32].next = self.symbols.w16_q.val();
+            self.stats_zbx.x[m].next = self.symbols.zbx_x[m].val();
+            self.stats_zbx.x_lo[m].next = self.symbols.zbx_x_lo[m].val();
             self.stats_zbx.x_top[m].next = false;
-            self.wide_tmp.next = self.compactor.packed[m + 32].val();
-            self.stats_zbx.x_lo[m].next = bit_cast::<17, 32>(self.wide_tmp.val());
+            self.stats_dbx.x[m].next = self.symbols.dbx_x[m].val();
+            self.stats_dbx.x_lo[m].next = self.symbols.dbx_x_lo[m].val();
+            self.stats_dbx.x_top[m].next = self.symbols.dbx_x_top[m].val();
         }
         for m in 0..64 {
-            self.stats_zbx.valid[m].next = self.compactor.packed[m].val().any();
-        }
-        self.stats_zbx.count.next = self.compactor.nonzero.val();
-        self.stats_zbx.wide.next = !self.compactor.w16_q.val();
-        self.stats_zbx.extra.next = false;
-        // DBX: the N − 1 deltas as (w+1)-bit numbers; bit w is the borrow.
-        for m in 0..63 {
-            self.delta[m].next = self.compactor.sym[m + 1].val() - self.compactor.sym[m].val();
-        }
-        self.delta[63].next = bits::<32>(0);
-        for m in 0..32 {
-            self.x_top_dbx_l[m].next = false;
-        }
-        if self.compactor.w16_q.val() {
-            for m in 0..63 {
-                self.delta[m].next = self.delta[m].val() & 0x1_FFFF;
-            }
-        } else {
-            for m in 0..31 {
-                self.x_top_dbx_l[m].next = self.compactor.sym[m + 1].val() < self.compactor.sym[m].val();
-            }
-            for m in 31..64 {
-                self.delta[m].next = bits::<32>(0);
-            }
-        }
-        for m in 0..32 {
-            self.stats_dbx.x_top[m].next = self.x_top_dbx_l[m].val();
-            self.stats_dbx.x[m].next = self.delta[m].val();
-            self.wide_tmp.next = self.delta[m + 32].val();
-            self.stats_dbx.x_lo[m].next = bit_cast::<17, 32>(self.wide_tmp.val());
+            self.stats_zbx.valid[m].next = self.symbols.zbx_valid[m].val();
         }
         for m in 0..31 {
             self.stats_dbx.valid[m].next = true;
         }
         for m in 31..63 {
-            self.stats_dbx.valid[m].next = self.compactor.w16_q.val();
+            self.stats_dbx.valid[m].next = self.symbols.w16_q.val();
         }
         self.stats_dbx.valid[63].next = false;
-        self.count_dbx_l.next = bits::<7>(31);
-        if self.compactor.w16_q.val() {
-            self.count_dbx_l.next = bits::<7>(63);
-        }
-        self.stats_dbx.count.next = self.count_dbx_l.val();
-        self.stats_dbx.wide.next = !self.compactor.w16_q.val();
+        self.stats_bx.count.next = self.symbols.bx_count.val();
+        self.stats_dbx.count.next = self.symbols.dbx_count.val();
+        self.stats_zbx.count.next = self.symbols.nonzero_q.val();
+        self.stats_bx.wide.next = self.symbols.wide_q.val();
+        self.stats_dbx.wide.next = self.symbols.wide_q.val();
+        self.stats_zbx.wide.next = self.symbols.wide_q.val();
+        self.stats_bx.extra.next = false;
         self.stats_dbx.extra.next = true;
+        self.stats_zbx.extra.next = false;
 
-        // ---- stage 2 registers: mask, count, width, id (the symbols stay in the stats' input flops)
+        // ---- stage 2 registers: id and last (the block itself is in the symbol stage's flops)
         self.s2_valid.d.next = self.s2_valid.q.val() & !self.s2_move.val();
         if self.s2_age.q.val() != self.choice_cycles.val() {
             self.s2_age.d.next = self.s2_age.q.val() + 1;
@@ -405,12 +266,8 @@ impl Logic for CompressorLane {
         if self.s1_move.val() {
             self.s2_valid.d.next = true;
             self.s2_age.d.next = bits::<2>(0);
-            self.s2_mask_hi.d.next = self.compactor.mask_hi.val();
-            self.s2_mask_lo.d.next = self.compactor.mask_lo.val();
-            self.s2_nonzero.d.next = self.compactor.nonzero.val();
-            self.s2_w16.d.next = self.compactor.w16_q.val();
-            self.s2_id.d.next = self.s1_id.q.val();
-            self.s2_last.d.next = self.s1_last.q.val();
+            self.s2_id.d.next = self.gather.id.val();
+            self.s2_last.d.next = self.gather.last.val();
         }
         // ---- stage 2: zero-run lengths of each code (beside its statistics)
         self.runs_dbx.clock.next = self.clock.val();
@@ -425,9 +282,9 @@ impl Logic for CompressorLane {
 
         // ---- stage 2's third cycle: every code's size and the choice, registered
         self.sizes.clock.next = self.clock.val();
-        self.sizes.nonzero.next = self.s2_nonzero.q.val();
-        self.sizes.w16.next = self.s2_w16.q.val();
-        self.sizes.first_symbol.next = self.stats_bx.x_held[0].val();
+        self.sizes.nonzero.next = self.symbols.nonzero_q.val();
+        self.sizes.w16.next = self.symbols.w16_q.val();
+        self.sizes.first_symbol.next = self.symbols.bx_x[0].val();
         for k in 0..4 {
             self.sizes.dbx_part[k].next = self.stats_dbx.part_bits[k].val();
             self.sizes.bx_part[k].next = self.stats_bx.part_bits[k].val();
@@ -442,8 +299,8 @@ impl Logic for CompressorLane {
         self.choice.reset.next = self.reset.val();
         self.choice.load.next = self.s2_move.val();
         self.choice.step.next = self.em_step.val();
-        self.choice.mask_hi.next = self.s2_mask_hi.q.val();
-        self.choice.mask_lo.next = self.s2_mask_lo.q.val();
+        self.choice.mask_hi.next = self.symbols.mask_hi.val();
+        self.choice.mask_lo.next = self.symbols.mask_lo.val();
         self.choice.size_zvc.next = self.sizes.size_zvc.val();
         self.choice.size_dbx.next = self.sizes.size_dbx.val();
         self.choice.size_bx.next = self.sizes.size_bx.val();
@@ -455,13 +312,13 @@ impl Logic for CompressorLane {
         self.choice.base_hi.next = self.sizes.base_hi.val();
         self.choice.base_lo.next = self.sizes.base_lo.val();
         self.choice.base_len.next = self.sizes.base_len.val();
-        self.choice.w16.next = self.s2_w16.q.val();
+        self.choice.w16.next = self.symbols.w16_q.val();
         self.choice.id.next = self.s2_id.q.val();
         self.choice.last.next = self.s2_last.q.val();
         for m in 0..32 {
-            self.choice.dbx_x_held[m].next = self.stats_dbx.x_held[m].val();
-            self.choice.dbx_x_lo_held[m].next = self.stats_dbx.x_lo_held[m].val();
-            self.choice.dbx_x_top_held[m].next = self.stats_dbx.x_top_held[m].val();
+            self.choice.dbx_x_held[m].next = self.symbols.dbx_x[m].val();
+            self.choice.dbx_x_lo_held[m].next = self.symbols.dbx_x_lo[m].val();
+            self.choice.dbx_x_top_held[m].next = self.symbols.dbx_x_top[m].val();
         }
         for j in 0..33 {
             self.choice.dbx_zero_run[j].next = self.runs_dbx.run[j].val();
@@ -480,12 +337,12 @@ impl Logic for CompressorLane {
         self.choice.dbx_one_one_top.next = self.stats_dbx.one_one_top.val();
         self.choice.dbx_verbatim.next = self.stats_dbx.verbatim.val();
         self.choice.dbx_verbatim_top.next = self.stats_dbx.verbatim_top.val();
-        self.choice.dbx_plane_len.next = self.stats_dbx.plane_len.val();
+        self.choice.dbx_plane_len.next = self.symbols.dbx_count.val();
         self.choice.dbx_pos_field_bits.next = self.stats_dbx.pos_field_bits.val();
         for m in 0..32 {
-            self.choice.bx_x_held[m].next = self.stats_bx.x_held[m].val();
-            self.choice.bx_x_lo_held[m].next = self.stats_bx.x_lo_held[m].val();
-            self.choice.bx_x_top_held[m].next = self.stats_bx.x_top_held[m].val();
+            self.choice.bx_x_held[m].next = self.symbols.bx_x[m].val();
+            self.choice.bx_x_lo_held[m].next = self.symbols.bx_x_lo[m].val();
+            self.choice.bx_x_top_held[m].next = false;
         }
         for j in 0..33 {
             self.choice.bx_zero_run[j].next = self.runs_bx.run[j].val();
@@ -504,12 +361,12 @@ impl Logic for CompressorLane {
         self.choice.bx_one_one_top.next = self.stats_bx.one_one_top.val();
         self.choice.bx_verbatim.next = self.stats_bx.verbatim.val();
         self.choice.bx_verbatim_top.next = self.stats_bx.verbatim_top.val();
-        self.choice.bx_plane_len.next = self.stats_bx.plane_len.val();
+        self.choice.bx_plane_len.next = self.symbols.bx_count.val();
         self.choice.bx_pos_field_bits.next = self.stats_bx.pos_field_bits.val();
         for m in 0..32 {
-            self.choice.zbx_x_held[m].next = self.stats_zbx.x_held[m].val();
-            self.choice.zbx_x_lo_held[m].next = self.stats_zbx.x_lo_held[m].val();
-            self.choice.zbx_x_top_held[m].next = self.stats_zbx.x_top_held[m].val();
+            self.choice.zbx_x_held[m].next = self.symbols.zbx_x[m].val();
+            self.choice.zbx_x_lo_held[m].next = self.symbols.zbx_x_lo[m].val();
+            self.choice.zbx_x_top_held[m].next = false;
         }
         for j in 0..33 {
             self.choice.zbx_zero_run[j].next = self.runs_zbx.run[j].val();
@@ -528,7 +385,7 @@ impl Logic for CompressorLane {
         self.choice.zbx_one_one_top.next = self.stats_zbx.one_one_top.val();
         self.choice.zbx_verbatim.next = self.stats_zbx.verbatim.val();
         self.choice.zbx_verbatim_top.next = self.stats_zbx.verbatim_top.val();
-        self.choice.zbx_plane_len.next = self.stats_zbx.plane_len.val();
+        self.choice.zbx_plane_len.next = self.symbols.nonzero_q.val();
         self.choice.zbx_pos_field_bits.next = self.stats_zbx.pos_field_bits.val();
 
         // ---- emitter stages: coder (slots 0–8 of the queue) → placer
@@ -588,8 +445,6 @@ impl Logic for CompressorLane {
 
         // ---- synchronous reset
         if self.reset.val() {
-            self.gather_count.d.next = bits::<2>(0);
-            self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
             self.o_valid.d.next = false;
         }

@@ -3,8 +3,10 @@
 //!
 //! * [`compressor_lane::CompressorLane`]: 32-byte beats in, one encoded 128-byte block out every
 //!   4 cycles (ZVC, DBX, BX, ZBX sized in parallel, smallest or raw chosen, bits emitted).
-//! * [`compactor::Compactor`] and [`plane_stats::PlaneStats`]: its compaction network and the
-//!   per-code plane classifier/size counter; [`zero_runs::ZeroRuns`] its zero-run lengths.
+//! * [`gather_stage::GatherStage`] (beats into the stage-1 register, compaction shifts counted
+//!   per beat), [`symbol_stage::SymbolStage`] (compaction network, BX values, DBX deltas,
+//!   registered) and [`plane_stats::PlaneStats`]: the per-code plane classifier/size counter;
+//!   [`zero_runs::ZeroRuns`] its zero-run lengths.
 //! * The lane's later stages, one module each: [`size_choice::SizeChoice`] (code sizes and the
 //!   choice, registered), [`choice_stage::ChoiceStage`] (the plane-queue load), [`plane_coder::PlaneCoder`] (codes and their bit offsets by
 //!   prefix) and [`piece_placer::PiecePlacer`] (codes funnel-shifted and placed by word index).
@@ -46,7 +48,6 @@ pub mod block_rebuild;
 pub mod choice_stage;
 pub mod chunk_decoder;
 pub mod chunk_fifo;
-pub mod compactor;
 pub mod compressor_lane;
 pub mod d2h_driver;
 pub mod d2h_lane;
@@ -56,6 +57,7 @@ pub mod engine_driver;
 pub mod engine_h2d;
 pub mod engine_latency;
 pub mod engine_top;
+pub mod gather_stage;
 pub mod h2d_driver;
 pub mod h2d_latency;
 pub mod lane_driver;
@@ -65,6 +67,7 @@ pub mod piece_placer;
 pub mod plane_coder;
 pub mod plane_stats;
 pub mod size_choice;
+pub mod symbol_stage;
 pub mod verilog;
 pub mod write_fifo;
 pub mod zero_runs;

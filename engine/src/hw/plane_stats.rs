@@ -8,8 +8,9 @@
 //! DBX of 32-bit symbols has (the borrow plane), travels in separate `*_top` bits. Values 32–63
 //! exist only for 16-bit symbols, so they are 17 bits wide (`x_lo`, `y_lo`).
 //!
-//! # Pipeline (for 1.5 GHz; [`PART_SUM_CYCLES`] registers after the input flops)
-//! * input flops `x_q` (`load`) → **reduction tree**: the 64 values are merged pairwise in six
+//! # Pipeline (for 1.5 GHz; [`PART_SUM_CYCLES`] registers after the inputs)
+//! * inputs — flop outputs of the lane's [`super::symbol_stage::SymbolStage`], which holds the
+//!   block through stage 2 — → **reduction tree**: the 64 values are merged pairwise in six
 //!   levels (the statistics merge associatively, as `golden::size` merges its even and odd
 //!   counts), then the plane classes → class flops (`*_r`).
 //! * class flops → one-hot per-plane code length (classes are exclusive) → adder tree levels 1–3
@@ -17,10 +18,10 @@
 //!
 //! The partial sums and the top plane's length are the outputs: the lane's
 //! [`super::size_choice::SizeChoice`] adds them with the code's header and compares the codes in
-//! the next cycle. Every flop after the input flops loads every cycle (no enable): while the
-//! input flops hold a block, the classes and the position-field width are valid one cycle after
-//! the load edge and the partial sums [`PART_SUM_CYCLES`] after. Every output is a flop output (the held values are the input
-//! flops), so no combinational path leaves the block: a per-module timing check covers it whole.
+//! the next cycle. Every flop loads every cycle (no enable): while the inputs hold a block, the
+//! classes and the position-field width are valid one cycle after the edge that loaded them and
+//! the partial sums [`PART_SUM_CYCLES`] after. The inputs come straight from flops and every
+//! output is a flop output, so a per-module timing check covers every path through the block.
 
 use super::hdl_util::{arr, d};
 use rust_hdl::prelude::*;
@@ -29,7 +30,7 @@ use rust_hdl::prelude::*;
 pub const MAX_VALUES: usize = 64;
 /// Values that can be 32 (or 33) bits wide: N = 32 for 32-bit symbols.
 pub const WIDE_VALUES: usize = 32;
-/// Cycles from the edge that loads the input flops to valid `part_bits` (classes: 1 cycle).
+/// Cycles from the edge that loads the inputs (in the symbol stage) to valid `part_bits` (classes: 1 cycle).
 pub const PART_SUM_CYCLES: u64 = 2;
 /// Partial sums of the plane-code lengths: 8 planes each.
 pub const PART_SUMS: usize = 4;
@@ -54,8 +55,6 @@ hw_block! {
 pub struct PlaneStats {
     /// Clock.
     pub clock: Signal<In, Clock> = d(),
-    /// Capture the inputs below at this clock edge.
-    pub load: Signal<In, Bit> = d(),
     /// Pre-XOR values `x[m]`, m < 32, planes 0–31; values at `m ≥ count` must be zero.
     pub x: [Signal<In, Bits<32>>; WIDE_VALUES] = arr(),
     /// Values `x[32 + m]` (16-bit symbols only: at most 17 bits).
@@ -70,14 +69,6 @@ pub struct PlaneStats {
     pub wide: Signal<In, Bit> = d(),
     /// One plane more than the symbol width (DBX's delta borrow plane).
     pub extra: Signal<In, Bit> = d(),
-    /// Plane length `L` of the registered values.
-    pub plane_len: Signal<Out, Bits<7>> = d(),
-    /// The registered values `x[m]`, m < 32 (flop outputs; the lane XORs the chosen code's).
-    pub x_held: [Signal<Out, Bits<32>>; WIDE_VALUES] = arr(),
-    /// The registered values `x[32 + m]`.
-    pub x_lo_held: [Signal<Out, Bits<17>>; WIDE_VALUES] = arr(),
-    /// The registered plane-32 bits (plane 32 is not XORed: no plane above it).
-    pub x_top_held: [Signal<Out, Bit>; WIDE_VALUES] = arr(),
     /// Planes coded as a single zero plane (`001`), bit `j` = plane `j`.
     pub single_zero: Signal<Out, Bits<32>> = d(),
     /// Plane 32 of [`Self::single_zero`].
@@ -117,13 +108,6 @@ pub struct PlaneStats {
     pub part_bits: [Signal<Out, Bits<11>>; PART_SUMS] = arr(),
     /// Code length of plane 32, registered with the partial sums.
     pub top_bits: Signal<Out, Bits<11>> = d(),
-    x_q: [DFF<Bits<32>>; WIDE_VALUES] = arr(),
-    x_lo_q: [DFF<Bits<17>>; WIDE_VALUES] = arr(),
-    x_top_q: [DFF<Bit>; WIDE_VALUES] = arr(),
-    valid_q: [DFF<Bit>; MAX_VALUES] = arr(),
-    count_q: DFF<Bits<7>> = d(),
-    wide_q: DFF<Bit> = d(),
-    extra_q: DFF<Bit> = d(),
     // Class flops (pipeline register 1).
     zero_r: DFF<Bits<32>> = d(),
     zero_top_r: DFF<Bit> = d(),
@@ -144,7 +128,7 @@ pub struct PlaneStats {
     // Partial sums (pipeline register 2).
     part_r: [DFF<Bits<11>>; PART_SUMS] = arr(),
     top_cost_r: DFF<Bits<11>> = d(),
-    /// Position-field width, registered from the held count (valid with the classes).
+    /// Position-field width, registered from the count (valid with the classes).
     pos_field_r: DFF<Bits<3>> = d(),
     // Code lengths of FORMAT.md §5.3 (named constants become Verilog localparams).
     single_zero_bits: Constant<Bits<11>> = Constant::new(SINGLE_ZERO_BITS.into()),
@@ -252,56 +236,24 @@ pub struct PlaneStats {
 impl Logic for PlaneStats {
     #[hdl_gen]
     fn update(&mut self) {
-        // Input flops (the lane's stage-2 register); the pipeline flops load every cycle.
+        // The pipeline flops load every cycle (the inputs are the lane's stage-2 register).
         dff_setup!(
-            self, clock, count_q, wide_q, extra_q, zero_r, zero_top_r, single_r, single_top_r, run_r, run_top_r,
-            ones_r, ones_top_r, dbpz_r, dbpz_top_r, two_r, two_top_r, one_r, one_top_r, verb_r, verb_top_r,
-            top_cost_r, pos_field_r
+            self, clock, zero_r, zero_top_r, single_r, single_top_r, run_r, run_top_r, ones_r, ones_top_r, dbpz_r,
+            dbpz_top_r, two_r, two_top_r, one_r, one_top_r, verb_r, verb_top_r, top_cost_r, pos_field_r
         );
-        for m in 0..32 {
-            self.x_q[m].clock.next = self.clock.val();
-            self.x_q[m].d.next = self.x_q[m].q.val();
-            self.x_lo_q[m].clock.next = self.clock.val();
-            self.x_lo_q[m].d.next = self.x_lo_q[m].q.val();
-            self.x_top_q[m].clock.next = self.clock.val();
-            self.x_top_q[m].d.next = self.x_top_q[m].q.val();
-        }
-        for m in 0..64 {
-            self.valid_q[m].clock.next = self.clock.val();
-            self.valid_q[m].d.next = self.valid_q[m].q.val();
-        }
         for k in 0..4 {
             self.part_r[k].clock.next = self.clock.val();
         }
-        if self.load.val() {
-            for m in 0..32 {
-                self.x_q[m].d.next = self.x[m].val();
-                self.x_lo_q[m].d.next = self.x_lo[m].val();
-                self.x_top_q[m].d.next = self.x_top[m].val();
-            }
-            for m in 0..64 {
-                self.valid_q[m].d.next = self.valid[m].val();
-            }
-            self.count_q.d.next = self.count.val();
-            self.wide_q.d.next = self.wide.val();
-            self.extra_q.d.next = self.extra.val();
-        }
-        self.plane_len.next = self.count_q.q.val();
 
         // ---- leaves: y[m] = x[m] ^ (x[m] >> 1), with plane 32 above bit 31 of the wide values
         for m in 0..32 {
-            self.xv[m].next = self.x_q[m].q.val();
-            self.yv[m].next = (self.x_q[m].q.val() ^ (self.x_q[m].q.val() >> 1))
-                .replace_bit(31, self.x_q[m].q.val().get_bit(31) ^ self.x_top_q[m].q.val());
+            self.xv[m].next = self.x[m].val();
+            self.yv[m].next = (self.x[m].val() ^ (self.x[m].val() >> 1))
+                .replace_bit(31, self.x[m].val().get_bit(31) ^ self.x_top[m].val());
             // (`bit_cast` of an indexed signal does not export: go through a scalar local.)
-            self.narrow_t.next = self.x_lo_q[m].q.val();
+            self.narrow_t.next = self.x_lo[m].val();
             self.xv[m + 32].next = bit_cast::<32, 17>(self.narrow_t.val());
             self.yv[m + 32].next = self.xv[m + 32].val() ^ (self.xv[m + 32].val() >> 1);
-        }
-        for m in 0..32 {
-            self.x_held[m].next = self.x_q[m].q.val();
-            self.x_lo_held[m].next = self.x_lo_q[m].q.val();
-            self.x_top_held[m].next = self.x_top_q[m].q.val();
         }
 
         // ---- reduction tree, level 1 from the leaves (two values: counts ≥ 1 and ≥ 2)
@@ -310,10 +262,10 @@ impl Logic for PlaneStats {
             self.two1[i].next = self.yv[2 * i].val() & self.yv[2 * i + 1].val();
             self.orx1[i].next = self.xv[2 * i].val() | self.xv[2 * i + 1].val();
             self.andy1[i].next = bits::<32>(0xFFFF_FFFF_u64);
-            if self.valid_q[2 * i].q.val() {
+            if self.valid[2 * i].val() {
                 self.andy1[i].next = self.yv[2 * i].val();
             }
-            if self.valid_q[2 * i + 1].q.val() {
+            if self.valid[2 * i + 1].val() {
                 self.andy1[i].next = self.andy1[i].val() & self.yv[2 * i + 1].val();
             }
             self.adj1[i].next = self.yv[2 * i].val() & self.yv[2 * i + 1].val();
@@ -380,16 +332,16 @@ impl Logic for PlaneStats {
 
         // ---- plane 32 (values 0–31; values 32–63 have no plane 32, but a valid one breaks all-ones)
         for m in 0..32 {
-            self.t_andy_leaf[m].next = self.x_top_q[m].q.val() | !self.valid_q[m].q.val();
+            self.t_andy_leaf[m].next = self.x_top[m].val() | !self.valid[m].val();
         }
         for i in 0..16 {
-            self.t_one1[i].next = self.x_top_q[2 * i].q.val() | self.x_top_q[2 * i + 1].q.val();
-            self.t_two1[i].next = self.x_top_q[2 * i].q.val() & self.x_top_q[2 * i + 1].q.val();
+            self.t_one1[i].next = self.x_top[2 * i].val() | self.x_top[2 * i + 1].val();
+            self.t_two1[i].next = self.x_top[2 * i].val() & self.x_top[2 * i + 1].val();
             self.t_andy1[i].next = self.t_andy_leaf[2 * i].val() & self.t_andy_leaf[2 * i + 1].val();
-            self.t_adj1[i].next = self.x_top_q[2 * i].q.val() & self.x_top_q[2 * i + 1].q.val();
+            self.t_adj1[i].next = self.x_top[2 * i].val() & self.x_top[2 * i + 1].val();
         }
         for i in 1..16 {
-            self.t_adj1[i].next = self.t_adj1[i].val() | (self.x_top_q[2 * i - 1].q.val() & self.x_top_q[2 * i].q.val());
+            self.t_adj1[i].next = self.t_adj1[i].val() | (self.x_top[2 * i - 1].val() & self.x_top[2 * i].val());
         }
         for i in 0..8 {
             self.t_one2[i].next = self.t_one1[2 * i].val() | self.t_one1[2 * i + 1].val();
@@ -425,7 +377,7 @@ impl Logic for PlaneStats {
             self.t_andy4[i].next = self.t_andy3[2 * i].val() & self.t_andy3[2 * i + 1].val();
             self.t_adj4[i].next = self.t_adj3[2 * i].val() | self.t_adj3[2 * i + 1].val();
         }
-        self.lo_valid.next = self.valid_q[32].q.val();
+        self.lo_valid.next = self.valid[32].val();
         self.seen1_top.next = self.t_one4[0].val() | self.t_one4[1].val();
         self.seen2_top.next =
             self.t_two4[0].val() | self.t_two4[1].val() | (self.t_one4[0].val() & self.t_one4[1].val());
@@ -438,13 +390,13 @@ impl Logic for PlaneStats {
 
         // ---- which planes exist: 16 or 32 low planes, plus plane 16 or 32 for DBX
         self.plane_valid.next = bits::<32>(0xFFFF);
-        if self.extra_q.q.val() {
+        if self.extra.val() {
             self.plane_valid.next = bits::<32>(0x1FFFF);
         }
-        if self.wide_q.q.val() {
+        if self.wide.val() {
             self.plane_valid.next = bits::<32>(0xFFFF_FFFF_u64);
         }
-        self.plane_valid_top.next = self.wide_q.q.val() & self.extra_q.q.val();
+        self.plane_valid_top.next = self.wide.val() & self.extra.val();
 
         // ---- classification, in the priority order of the prefix code → class flops
         self.zero_l.next = !self.seen1.val() & self.plane_valid.val();
@@ -499,32 +451,32 @@ impl Logic for PlaneStats {
 
         // ---- field widths: run ⌈log2(P−1)⌉ = 5 or 4 bits; position ⌈log2 L⌉ (from the input flops)
         self.run_cost.next = self.run_code_w16.val();
-        if self.wide_q.q.val() {
+        if self.wide.val() {
             self.run_cost.next = self.run_code_w32.val();
         }
         self.pos_field_l.next = bits::<3>(0);
-        if self.count_q.q.val() >= 2 {
+        if self.count.val() >= 2 {
             self.pos_field_l.next = bits::<3>(1);
         }
-        if self.count_q.q.val() >= 3 {
+        if self.count.val() >= 3 {
             self.pos_field_l.next = bits::<3>(2);
         }
-        if self.count_q.q.val() >= 5 {
+        if self.count.val() >= 5 {
             self.pos_field_l.next = bits::<3>(3);
         }
-        if self.count_q.q.val() >= 9 {
+        if self.count.val() >= 9 {
             self.pos_field_l.next = bits::<3>(4);
         }
-        if self.count_q.q.val() >= 17 {
+        if self.count.val() >= 17 {
             self.pos_field_l.next = bits::<3>(5);
         }
-        if self.count_q.q.val() >= 33 {
+        if self.count.val() >= 33 {
             self.pos_field_l.next = bits::<3>(6);
         }
         self.pos_field_r.d.next = self.pos_field_l.val();
         self.pos_field_bits.next = self.pos_field_r.q.val();
         self.pos_cost.next = self.position_prefix_bits.val() + bit_cast::<11, 3>(self.pos_field_l.val());
-        self.verbatim_cost.next = bits::<11>(1) + bit_cast::<11, 7>(self.count_q.q.val());
+        self.verbatim_cost.next = bits::<11>(1) + bit_cast::<11, 7>(self.count.val());
 
         // ---- per-plane code length from the class flops: one-hot (the classes are exclusive)
         for j in 0..32 {
@@ -604,13 +556,11 @@ mod tests {
         s.count.next = (x.len() as u64).into();
         s.wide.next = wide;
         s.extra.next = extra;
-        s.load.next = true;
-        for _ in 0..=PART_SUM_CYCLES {
+        for _ in 0..PART_SUM_CYCLES {
             for level in [true, false] {
                 s.clock.next = Clock { clk: level };
                 assert!(simulate(s, 100));
             }
-            s.load.next = false;
         }
         s.part_bits.iter().map(|p| p.val().to_u32()).sum::<u32>() + s.top_bits.val().to_u32()
     }

@@ -42,6 +42,8 @@ pub const CHUNK_BYTES: u64 = 4096;
 pub const CHUNK_BUFFER_BITS: usize = CHUNK_BLOCKS * 1024;
 /// Bits of the block tag in front of every coded block (FORMAT.md §4).
 pub const TAG_BITS: u64 = 3;
+/// Bits added before a division by 8 rounds a bit count up to bytes.
+const ROUND_UP_BITS: u64 = 7;
 /// Bytes of a chunk header (FORMAT.md §7).
 pub const HEADER_BYTES: u64 = 2;
 /// Bytes per write (and per beat).
@@ -128,13 +130,21 @@ pub struct ChunkPacker {
     k_chunk_bytes: Constant<Bits<32>> = Constant::new(CHUNK_BYTES.into()),
     k_block_bytes: Constant<Bits<13>> = Constant::new(BLOCK_BYTES.into()),
     k_block_bits: Constant<Bits<11>> = Constant::new((8 * BLOCK_BYTES).into()),
+    /// `c_room` of an empty chunk is `8·C −` this: the tag and the 7 bits of rounding up.
+    k_room_start: Constant<Bits<17>> = Constant::new((TAG_BITS + ROUND_UP_BITS).into()),
+    /// `c_top` is `8·C −` this: `⌈b/8⌉ = (b + 7) >> 3 = (8·C − 3 − c_room) >> 3`.
+    k_top_less: Constant<Bits<17>> = Constant::new(TAG_BITS.into()),
     phase: DFF<Bits<3>>,
     t_id: DFF<Bits<8>>,
     t_offset: DFF<Bits<32>>,
     t_rest: DFF<Bits<32>>,
-    t_wire: DFF<Bits<32>>,
     c_raw_bytes: DFF<Bits<13>>,
-    c_bits: DFF<Bits<16>>,
+    /// Payload bits the chunk's next block may have before the chunk goes raw: `8·C − 10 − b`
+    /// for `b` body bits so far (a block of `len` payload bits makes it raw iff `len ≥` this),
+    /// two's complement. Kept instead of `b` so that the raw test is one compare of two flops.
+    c_room: DFF<Bits<17>>,
+    /// `8·C − 3`: the body bytes are `(c_top − c_room) >> 3` (`⌈b/8⌉`).
+    c_top: DFF<Bits<17>>,
     c_is_raw: DFF<Bit>,
     c_blk: DFF<Bits<5>>,
     c_last: DFF<Bit>,
@@ -188,7 +198,11 @@ pub struct ChunkPacker {
     be_first: Signal<Local, Bits<32>>,
     flush_bytes: Signal<Local, Bits<6>>,
     blk_bits: Signal<Local, Bits<16>>,
-    s_new: Signal<Local, Bits<16>>,
+    room_le0: Signal<Local, Bit>,
+    room_big: Signal<Local, Bit>,
+    room_lo: Signal<Local, Bits<11>>,
+    chunk_bits: Signal<Local, Bits<17>>,
+    c_raw_bytes_new: Signal<Local, Bits<13>>,
     raw_new: Signal<Local, Bit>,
     chunk_end: Signal<Local, Bit>,
     take_blk: Signal<Local, Bit>,
@@ -212,7 +226,7 @@ impl Logic for ChunkPacker {
     fn update(&mut self) {
         // ---- every flop holds unless overridden below
         dff_setup!(
-            self, clock, phase, t_id, t_offset, t_rest, t_wire, c_raw_bytes, c_bits, c_is_raw, c_blk, c_last, c_start,
+            self, clock, phase, t_id, t_offset, t_rest, c_raw_bytes, c_room, c_top, c_is_raw, c_blk, c_last, c_start,
             c_hdr, r_idx, r_left, r_wait, pos_r, waddr, lo, lo_pend, e_busy, e_first, e_j, e_nfull, e_r, e_id, g_tail,
             o_valid, o_addr, o_be, o_id, o_last, o_wire, d_valid, d_id, d_wire
         );
@@ -331,8 +345,13 @@ impl Logic for ChunkPacker {
 
         // ---- blocks from the lane: size so far, raw decision, chunk end
         self.blk_bits.next = self.k_tag_bits.val() + bit_cast::<16, 11>(self.blk_len.val());
-        self.s_new.next = self.c_bits.q.val() + self.blk_bits.val();
-        self.raw_new.next = self.c_is_raw.q.val() | (((self.s_new.val() + 7) >> 3) >= bit_cast::<16, 13>(self.c_raw_bytes.q.val()));
+        // Raw iff ⌈(b + 3 + len)/8⌉ ≥ C ⇔ len ≥ 8·C − 10 − b = c_room; `len` ≤ 1,024 < 2,048.
+        self.room_le0.next = self.c_room.q.val().get_bit(16) | !self.c_room.q.val().any();
+        self.room_big.next = self.c_room.q.val().get_bits::<5>(11).any() & !self.c_room.q.val().get_bit(16);
+        self.room_lo.next = self.c_room.q.val().get_bits::<11>(0);
+        self.raw_new.next = self.c_is_raw.q.val()
+            | self.room_le0.val()
+            | (!self.room_big.val() & (self.blk_len.val() >= self.room_lo.val()));
         self.chunk_end.next = self.blk_last.val() | self.c_blk.q.val().all();
         self.blk_ready_l.next = (self.phase.q.val() == self.k_body.val()) & self.e_free.val() & !self.reset.val();
         self.take_blk.next = self.blk_ready_l.val() & self.blk_valid.val();
@@ -342,7 +361,9 @@ impl Logic for ChunkPacker {
         if self.r_left.q.val() < self.k_block_bytes.val() {
             self.ld_len.next = bit_cast::<11, 13>(self.r_left.q.val() << 3);
         }
-        if self.ld_lane.val() {
+        // In the body phase the load is the lane's block (selected by the phase, not by the
+        // late raw decision, which only enables the load).
+        if self.phase.q.val() == self.k_body.val() {
             self.ld_len.next = bit_cast::<11, 16>(self.blk_bits.val());
         }
         self.ld_tot.next = bit_cast::<11, 8>(self.pos_r.q.val()) + self.ld_len.val();
@@ -357,7 +378,7 @@ impl Logic for ChunkPacker {
             self.buf[k].read_address.next = self.r_idx.q.val();
         }
         if self.take_blk.val() {
-            self.c_bits.d.next = self.s_new.val();
+            self.c_room.d.next = self.c_room.q.val() - bit_cast::<17, 16>(self.blk_bits.val());
             self.c_is_raw.d.next = self.raw_new.val();
             self.c_blk.d.next = self.c_blk.q.val() + 1;
             if self.chunk_end.val() {
@@ -423,8 +444,9 @@ impl Logic for ChunkPacker {
         }
 
         // ---- flush: the last partial beat, up to its last byte; the header value
+        self.chunk_bits.next = self.c_top.q.val() - self.c_room.q.val();
         if (self.phase.q.val() == self.k_flush.val()) & !self.e_busy.q.val() {
-            self.c_hdr.d.next = bit_cast::<13, 16>((self.c_bits.q.val() + 7) >> 3);
+            self.c_hdr.d.next = bit_cast::<13, 17>(self.chunk_bits.val() >> 3);
             if self.c_is_raw.q.val() {
                 self.c_hdr.d.next = self.c_raw_bytes.q.val();
             }
@@ -461,8 +483,8 @@ impl Logic for ChunkPacker {
             self.o_be.d.next = bits::<32>(3);
             self.o_id.d.next = self.t_id.q.val();
             self.o_last.d.next = self.c_last.q.val();
-            self.o_wire.d.next = self.t_wire.q.val() + bit_cast::<32, 13>(self.c_hdr.q.val()) + self.k_header_bytes.val();
-            self.t_wire.d.next = self.t_wire.q.val() + bit_cast::<32, 13>(self.c_hdr.q.val()) + self.k_header_bytes.val();
+            // The next chunk's offset is the wire bytes so far (Σ of 2 + header).
+            self.o_wire.d.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_hdr.q.val()) + self.k_header_bytes.val();
             self.t_offset.d.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_hdr.q.val()) + self.k_header_bytes.val();
             if self.c_last.q.val() {
                 self.phase.d.next = self.k_idle.val();
@@ -484,7 +506,6 @@ impl Logic for ChunkPacker {
                 self.xfer_take_l.next = true;
                 self.t_id.d.next = self.xfer_id.val();
                 self.t_offset.d.next = bits::<32>(0);
-                self.t_wire.d.next = bits::<32>(0);
                 self.setup.next = true;
                 self.su_src.next = self.xfer_bytes.val();
                 self.su_start.next = self.k_header_bytes.val();
@@ -495,14 +516,17 @@ impl Logic for ChunkPacker {
         }
 
         // ---- chunk setup: raw size C = min(4096, bytes left), body at su_start
+        self.c_raw_bytes_new.next = self.c_raw_bytes.q.val();
         if self.setup.val() {
-            self.c_raw_bytes.d.next = bit_cast::<13, 32>(self.k_chunk_bytes.val());
+            self.c_raw_bytes_new.next = bit_cast::<13, 32>(self.k_chunk_bytes.val());
             self.t_rest.d.next = self.su_src.val() - self.k_chunk_bytes.val();
             if self.su_src.val() <= self.k_chunk_bytes.val() {
-                self.c_raw_bytes.d.next = bit_cast::<13, 32>(self.su_src.val());
+                self.c_raw_bytes_new.next = bit_cast::<13, 32>(self.su_src.val());
                 self.t_rest.d.next = bits::<32>(0);
             }
-            self.c_bits.d.next = bits::<16>(0);
+            self.c_raw_bytes.d.next = self.c_raw_bytes_new.val();
+            self.c_room.d.next = (bit_cast::<17, 13>(self.c_raw_bytes_new.val()) << 3) - self.k_room_start.val();
+            self.c_top.d.next = (bit_cast::<17, 13>(self.c_raw_bytes_new.val()) << 3) - self.k_top_less.val();
             self.c_is_raw.d.next = false;
             self.c_blk.d.next = bits::<5>(0);
             self.c_last.d.next = false;
