@@ -1,7 +1,7 @@
 //! The per-stage timing guard (`area_model::stages`) on ASAP7 RVT TT at 1.5 GHz (667 ps): a
 //! deliberately chained module is rejected and its tree form passes; a stage whose output is
-//! combinational is flagged; and the compressor lane's plane-statistics, zero-run, size-and-choice,
-//! plane-queue-load and emitter stages fit the budget with registered outputs. Needs yosys (`scripts/install-area-tools.sh`).
+//! combinational is flagged; and the compressor lane's gather, symbol, plane-statistics, zero-run,
+//! size-and-choice, plane-queue-load and emitter stages fit the budget with registered outputs. Needs yosys (`scripts/install-area-tools.sh`).
 
 use area_model::stages::{check_stage, stage_budget_ps, stage_source};
 use area_model::{ASAP7_RVT_TT, LIBERTY_DIR, Liberty};

@@ -87,9 +87,11 @@ pub struct GatherStage {
     w16_r: DFF<Bit> = d(),
     words_r: [DFF<Bits<32>>; BLOCK_WORDS] = arr(),
     shift_r: [DFF<Bits<6>>; BLOCK_SLOTS] = arr(),
-    /// Byte positions 0–31 of a beat, for the tail compares.
-    byte_pos: [Constant<Bits<5>>; BEAT_BYTES] = constants(1),
-    beat_index: [Constant<Bits<2>>; 4] = constants(1),
+    /// Byte positions 0–30 of a beat, for the tail compares (byte 31 is kept only when the
+    /// tail lies past the beat).
+    byte_pos: [Constant<Bits<5>>; BEAT_BYTES - 1] = constants(1),
+    /// Index of a block's fourth beat.
+    last_beat: Constant<Bits<2>> = Constant::new(((BLOCK_WORDS / BEAT_WORDS - 1) as u64).into()),
     closing: Signal<Local, Bit> = d(),
     partial: Signal<Local, Bit> = d(),
     tail_hi: Signal<Local, Bits<2>> = d(),
@@ -144,7 +146,7 @@ impl Logic for GatherStage {
             self.shift_r[k].clock.next = self.clock.val();
             self.shift_r[k].d.next = self.shift_r[k].q.val();
         }
-        self.closing.next = self.beat_last.val() | (self.count_r.q.val() == self.beat_index[3].val());
+        self.closing.next = self.beat_last.val() | (self.count_r.q.val() == self.last_beat.val());
 
         // ---- the tail's keep bits: byte p of this beat is kept unless the beat is the last of
         // a partial final block and byte 32·beat + p lies at or past the tail

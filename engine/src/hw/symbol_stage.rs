@@ -356,6 +356,7 @@ impl Logic for SymbolStage {
         self.borrow32[31].next = false;
 
         // ---- the registered outputs, width selected last
+        self.narrow_t.next = bits::<32>(0);
         if self.advance.val() {
             self.w16_r.d.next = self.w16.val();
             self.wide_r.d.next = !self.w16.val();
