@@ -130,6 +130,10 @@ pub struct PlaneStats {
     top_cost_r: DFF<Bits<11>> = d(),
     /// Position-field width, registered from the count (valid with the classes).
     pos_field_r: DFF<Bits<3>> = d(),
+    /// Position- and verbatim-code lengths, registered from the count like `pos_field_r`, so
+    /// that the partial sums' cycle starts from flops (the count is an input port).
+    pos_cost_r: DFF<Bits<11>> = d(),
+    verbatim_cost_r: DFF<Bits<11>> = d(),
     // Code lengths of FORMAT.md §5.3 (named constants become Verilog localparams).
     single_zero_bits: Constant<Bits<11>> = Constant::new(SINGLE_ZERO_BITS.into()),
     fixed_code_bits: Constant<Bits<11>> = Constant::new(FIXED_CODE_BITS.into()),
@@ -239,7 +243,7 @@ impl Logic for PlaneStats {
         // The pipeline flops load every cycle (the inputs are the lane's stage-2 register).
         dff_setup!(
             self, clock, zero_r, zero_top_r, single_r, single_top_r, run_r, run_top_r, ones_r, ones_top_r, dbpz_r,
-            dbpz_top_r, two_r, two_top_r, one_r, one_top_r, verb_r, verb_top_r, top_cost_r, pos_field_r
+            dbpz_top_r, two_r, two_top_r, one_r, one_top_r, verb_r, verb_top_r, top_cost_r, pos_field_r, pos_cost_r, verbatim_cost_r
         );
         for k in 0..4 {
             self.part_r[k].clock.next = self.clock.val();
@@ -449,7 +453,7 @@ impl Logic for PlaneStats {
         self.verbatim.next = self.verb_r.q.val();
         self.verbatim_top.next = self.verb_top_r.q.val();
 
-        // ---- field widths: run ⌈log2(P−1)⌉ = 5 or 4 bits; position ⌈log2 L⌉ (from the input flops)
+        // ---- field widths: run ⌈log2(P−1)⌉ = 5 or 4 bits; position ⌈log2 L⌉ (from the count)
         self.run_cost.next = self.run_code_w16.val();
         if self.wide.val() {
             self.run_cost.next = self.run_code_w32.val();
@@ -475,8 +479,10 @@ impl Logic for PlaneStats {
         }
         self.pos_field_r.d.next = self.pos_field_l.val();
         self.pos_field_bits.next = self.pos_field_r.q.val();
-        self.pos_cost.next = self.position_prefix_bits.val() + bit_cast::<11, 3>(self.pos_field_l.val());
-        self.verbatim_cost.next = bits::<11>(1) + bit_cast::<11, 7>(self.count.val());
+        self.pos_cost_r.d.next = self.position_prefix_bits.val() + bit_cast::<11, 3>(self.pos_field_l.val());
+        self.verbatim_cost_r.d.next = bits::<11>(1) + bit_cast::<11, 7>(self.count.val());
+        self.pos_cost.next = self.pos_cost_r.q.val();
+        self.verbatim_cost.next = self.verbatim_cost_r.q.val();
 
         // ---- per-plane code length from the class flops: one-hot (the classes are exclusive)
         for j in 0..32 {

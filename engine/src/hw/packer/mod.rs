@@ -159,8 +159,9 @@ pub struct ChunkPacker {
     lo_pend: DFF<Bit>,
     e_busy: DFF<Bit>,
     e_first: DFF<Bit>,
-    e_j: DFF<Bits<3>>,
-    e_nfull: DFF<Bits<3>>,
+    /// Full beats the emitter's block has still to write (a down-counter: the emitter's last
+    /// cycle is a compare of a flop with a constant, not of a count with a sum).
+    e_left: DFF<Bits<3>>,
     e_r: DFF<Bits<8>>,
     e_id: DFF<Bits<8>>,
     g: [DFF<Bits<32>>; 32],
@@ -227,7 +228,7 @@ impl Logic for ChunkPacker {
         // ---- every flop holds unless overridden below
         dff_setup!(
             self, clock, phase, t_id, t_offset, t_rest, c_raw_bytes, c_room, c_top, c_is_raw, c_blk, c_last, c_start,
-            c_hdr, r_idx, r_left, r_wait, pos_r, waddr, lo, lo_pend, e_busy, e_first, e_j, e_nfull, e_r, e_id, g_tail,
+            c_hdr, r_idx, r_left, r_wait, pos_r, waddr, lo, lo_pend, e_busy, e_first, e_left, e_r, e_id, g_tail,
             o_valid, o_addr, o_be, o_id, o_last, o_wire, d_valid, d_id, d_wire
         );
         for k in 0..32 {
@@ -245,8 +246,8 @@ impl Logic for ChunkPacker {
 
         // ---- emitter flow control: a full beat needs a free output register
         self.out_free.next = !self.o_valid.q.val() | self.wr_ready.val();
-        self.e_emit.next = self.e_busy.q.val() & (self.e_j.q.val() < self.e_nfull.q.val());
-        self.e_lastcyc.next = self.e_busy.q.val() & ((self.e_j.q.val() + 1) >= self.e_nfull.q.val());
+        self.e_emit.next = self.e_busy.q.val() & self.e_left.q.val().any();
+        self.e_lastcyc.next = self.e_busy.q.val() & !self.e_left.q.val().get_bits::<2>(1).any();
         self.e_go.next = self.e_busy.q.val() & (!self.e_emit.val() | self.out_free.val());
         self.e_done.next = self.e_go.val() & self.e_lastcyc.val();
         self.e_free.next = !self.e_busy.q.val() | self.e_done.val();
@@ -330,13 +331,13 @@ impl Logic for ChunkPacker {
                 self.g[k].d.next = bits::<32>(0);
             }
             self.g_tail.d.next = bits::<3>(0);
-            self.e_j.d.next = self.e_j.q.val() + 1;
+            self.e_left.d.next = self.e_left.q.val() - 1;
             self.e_first.d.next = false;
             if self.e_lastcyc.val() {
                 self.e_busy.d.next = false;
                 for k in 0..8 {
                     self.res[k].d.next = self.fbeat[k].val();
-                    if !self.e_nfull.q.val().any() {
+                    if !self.e_left.q.val().any() {
                         self.res[k].d.next = self.fa[k].val();
                     }
                 }
@@ -394,9 +395,8 @@ impl Logic for ChunkPacker {
         if self.ld_lane.val() | self.ld_replay.val() {
             self.e_busy.d.next = true;
             self.e_first.d.next = true;
-            self.e_j.d.next = bits::<3>(0);
             self.e_r.d.next = self.pos_r.q.val();
-            self.e_nfull.d.next = bit_cast::<3, 11>(self.ld_tot.val() >> 8);
+            self.e_left.d.next = bit_cast::<3, 11>(self.ld_tot.val() >> 8);
             self.pos_r.d.next = bit_cast::<8, 11>(self.ld_tot.val());
             for k in 0..8 {
                 self.prev[k].d.next = bits::<32>(0);
