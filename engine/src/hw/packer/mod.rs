@@ -134,6 +134,14 @@ pub struct ChunkPacker {
     k_room_start: Constant<Bits<17>> = Constant::new((TAG_BITS + ROUND_UP_BITS).into()),
     /// `c_top` is `8·C −` this: `⌈b/8⌉ = (b + 7) >> 3 = (8·C − 3 − c_room) >> 3`.
     k_top_less: Constant<Bits<17>> = Constant::new(TAG_BITS.into()),
+    /// `c_top_wire` is `8·C +` this (`c_top` + 8 × the header bytes), so that
+    /// `(c_top_wire − c_room) >> 3` is the chunk's wire bytes `2 + ⌈b/8⌉`, no adder after it.
+    k_top_wire_more: Constant<Bits<17>> = Constant::new((8 * HEADER_BYTES - TAG_BITS).into()),
+    /// `c_top_next` is `8·C +` this (`c_top` + 8 × two headers): `(c_top_next − c_room) >> 3`
+    /// is the distance from this chunk's header to the next chunk's body, `2 + ⌈b/8⌉ + 2`.
+    k_top_next_more: Constant<Bits<17>> = Constant::new((16 * HEADER_BYTES - TAG_BITS).into()),
+    /// `c_room` of a raw chunk: `−3`, so that `(c_top − c_room) >> 3 = C` (the raw header).
+    k_room_raw: Constant<Bits<17>> = Constant::new(((1u64 << 17) - TAG_BITS).into()),
     phase: DFF<Bits<3>>,
     t_id: DFF<Bits<8>>,
     t_offset: DFF<Bits<32>>,
@@ -145,11 +153,20 @@ pub struct ChunkPacker {
     c_room: DFF<Bits<17>>,
     /// `8·C − 3`: the body bytes are `(c_top − c_room) >> 3` (`⌈b/8⌉`).
     c_top: DFF<Bits<17>>,
+    /// `c_top + 16`: `(c_top_wire − c_room) >> 3` is the chunk's wire bytes.
+    c_top_wire: DFF<Bits<17>>,
+    /// `c_top + 32`: `(c_top_next − c_room) >> 3` is the next body's distance from `t_offset`.
+    c_top_next: DFF<Bits<17>>,
     c_is_raw: DFF<Bit>,
     c_blk: DFF<Bits<5>>,
     c_last: DFF<Bit>,
     c_start: DFF<Bits<32>>,
     c_hdr: DFF<Bits<13>>,
+    /// The chunk's wire bytes, `2 + c_hdr` (registered in the flush, so that the header cycle
+    /// adds it to `t_offset` in one adder).
+    c_wire: DFF<Bits<13>>,
+    /// `2 + c_hdr + 2`: the next chunk's body starts at `t_offset + c_next`.
+    c_next: DFF<Bits<13>>,
     r_idx: DFF<Bits<5>>,
     r_left: DFF<Bits<13>>,
     r_wait: DFF<Bit>,
@@ -203,6 +220,8 @@ pub struct ChunkPacker {
     room_big: Signal<Local, Bit>,
     room_lo: Signal<Local, Bits<11>>,
     chunk_bits: Signal<Local, Bits<17>>,
+    wire_bits: Signal<Local, Bits<17>>,
+    next_bits: Signal<Local, Bits<17>>,
     c_raw_bytes_new: Signal<Local, Bits<13>>,
     raw_new: Signal<Local, Bit>,
     chunk_end: Signal<Local, Bit>,
@@ -227,8 +246,8 @@ impl Logic for ChunkPacker {
     fn update(&mut self) {
         // ---- every flop holds unless overridden below
         dff_setup!(
-            self, clock, phase, t_id, t_offset, t_rest, c_raw_bytes, c_room, c_top, c_is_raw, c_blk, c_last, c_start,
-            c_hdr, r_idx, r_left, r_wait, pos_r, waddr, lo, lo_pend, e_busy, e_first, e_left, e_r, e_id, g_tail,
+            self, clock, phase, t_id, t_offset, t_rest, c_raw_bytes, c_room, c_top, c_top_wire, c_top_next, c_is_raw, c_blk, c_last, c_start,
+            c_hdr, c_wire, c_next, r_idx, r_left, r_wait, pos_r, waddr, lo, lo_pend, e_busy, e_first, e_left, e_r, e_id, g_tail,
             o_valid, o_addr, o_be, o_id, o_last, o_wire, d_valid, d_id, d_wire
         );
         for k in 0..32 {
@@ -380,6 +399,9 @@ impl Logic for ChunkPacker {
         }
         if self.take_blk.val() {
             self.c_room.d.next = self.c_room.q.val() - bit_cast::<17, 16>(self.blk_bits.val());
+            if self.raw_new.val() {
+                self.c_room.d.next = self.k_room_raw.val();
+            }
             self.c_is_raw.d.next = self.raw_new.val();
             self.c_blk.d.next = self.c_blk.q.val() + 1;
             if self.chunk_end.val() {
@@ -444,12 +466,14 @@ impl Logic for ChunkPacker {
         }
 
         // ---- flush: the last partial beat, up to its last byte; the header value
+        //      (a raw chunk's c_room is −3, so the same subtraction gives its header C)
         self.chunk_bits.next = self.c_top.q.val() - self.c_room.q.val();
+        self.wire_bits.next = self.c_top_wire.q.val() - self.c_room.q.val();
+        self.next_bits.next = self.c_top_next.q.val() - self.c_room.q.val();
         if (self.phase.q.val() == self.k_flush.val()) & !self.e_busy.q.val() {
             self.c_hdr.d.next = bit_cast::<13, 17>(self.chunk_bits.val() >> 3);
-            if self.c_is_raw.q.val() {
-                self.c_hdr.d.next = self.c_raw_bytes.q.val();
-            }
+            self.c_wire.d.next = bit_cast::<13, 17>(self.wire_bits.val() >> 3);
+            self.c_next.d.next = bit_cast::<13, 17>(self.next_bits.val() >> 3);
             if !self.pos_r.q.val().any() {
                 self.phase.d.next = self.k_header.val();
             } else if self.out_free.val() {
@@ -472,7 +496,7 @@ impl Logic for ChunkPacker {
         self.setup.next = false;
         self.next_ok.next = false;
         self.su_src.next = self.t_rest.q.val();
-        self.su_start.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_hdr.q.val()) + self.k_header_bytes.val() + self.k_header_bytes.val();
+        self.su_start.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_next.q.val());
         if (self.phase.q.val() == self.k_header.val()) & self.out_free.val() {
             self.o_valid.d.next = true;
             self.o_addr.d.next = self.t_offset.q.val();
@@ -484,8 +508,8 @@ impl Logic for ChunkPacker {
             self.o_id.d.next = self.t_id.q.val();
             self.o_last.d.next = self.c_last.q.val();
             // The next chunk's offset is the wire bytes so far (Σ of 2 + header).
-            self.o_wire.d.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_hdr.q.val()) + self.k_header_bytes.val();
-            self.t_offset.d.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_hdr.q.val()) + self.k_header_bytes.val();
+            self.o_wire.d.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_wire.q.val());
+            self.t_offset.d.next = self.t_offset.q.val() + bit_cast::<32, 13>(self.c_wire.q.val());
             if self.c_last.q.val() {
                 self.phase.d.next = self.k_idle.val();
                 self.next_ok.next = true;
@@ -527,6 +551,8 @@ impl Logic for ChunkPacker {
             self.c_raw_bytes.d.next = self.c_raw_bytes_new.val();
             self.c_room.d.next = (bit_cast::<17, 13>(self.c_raw_bytes_new.val()) << 3) - self.k_room_start.val();
             self.c_top.d.next = (bit_cast::<17, 13>(self.c_raw_bytes_new.val()) << 3) - self.k_top_less.val();
+            self.c_top_wire.d.next = (bit_cast::<17, 13>(self.c_raw_bytes_new.val()) << 3) + self.k_top_wire_more.val();
+            self.c_top_next.d.next = (bit_cast::<17, 13>(self.c_raw_bytes_new.val()) << 3) + self.k_top_next_more.val();
             self.c_is_raw.d.next = false;
             self.c_blk.d.next = bits::<5>(0);
             self.c_last.d.next = false;
