@@ -202,6 +202,17 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// The Verilog that [`map_blocks`] maps for block `block` of `top` in `verilog`: its own body and
+/// flops, its block children and RAMs as black-box stubs, with the RAMs it holds. It lets a test
+/// check one block whose storage is a RAM (the chunk packer) without mapping that RAM as flops.
+pub fn block_source(verilog: &str, top: &str, block: &str) -> Result<(String, Vec<Ram>)> {
+    let modules = rtl_gen::module_bodies(verilog)?;
+    let tree = Tree::new(&modules, top)?;
+    anyhow::ensure!(tree.is_block(block), "{block} is not a block of {top}");
+    let (text, rams, _) = tree.unit(block);
+    Ok((text, rams))
+}
+
 /// Maps every block of `top` in `verilog` on `lib` for a `period_ps` clock (see the module
 /// docs), caching under `work`, and calls `progress` after each distinct block.
 pub fn map_blocks(verilog: &str, top: &str, lib: &Liberty, period_ps: f64, work: &Path, mut progress: impl FnMut(&BlockInstance, usize, usize)) -> Result<BlockReport> {

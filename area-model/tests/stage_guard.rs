@@ -1,8 +1,11 @@
 //! The per-stage timing guard (`area_model::stages`) on ASAP7 RVT TT at 1.5 GHz (667 ps): a
 //! deliberately chained module is rejected and its tree form passes; a stage whose output is
 //! combinational is flagged; and the compressor lane's gather, symbol, plane-statistics, zero-run,
-//! size-and-choice, plane-queue-load and emitter stages fit the budget with registered outputs. Needs yosys (`scripts/install-area-tools.sh`).
+//! size-and-choice, plane-queue-load and emitter stages fit the budget with registered outputs;
+//! the chunk packer fits it with only its two handshake outputs combinational. Needs yosys
+//! (`scripts/install-area-tools.sh`).
 
+use area_model::blocks::block_source;
 use area_model::stages::{check_stage, stage_budget_ps, stage_source};
 use area_model::{ASAP7_RVT_TT, LIBERTY_DIR, Liberty};
 use std::fmt::Write;
@@ -147,4 +150,25 @@ fn the_lanes_plane_queue_load_fits_1_5_ghz_with_registered_outputs() {
 #[test]
 fn the_lanes_emitter_stages_fit_1_5_ghz_with_registered_outputs() {
     lane_stages_fit(&["coder", "placer"]);
+}
+
+/// Outputs the chunk packer drives from its own logic: its handshakes `blk_ready` (into the
+/// lane's `out_ready`) and `xfer_take` (into the unit's descriptor queue); docs/HARDWARE.md,
+/// "Chunk packer". Every other output is a flop.
+const PACKER_HANDSHAKE_OUTPUTS: usize = 2;
+
+/// The packer of the device-to-host unit, mapped as `area-model --blocks` maps it (its chunk
+/// buffer a black-box RAM, not 32,768 flops): within the budget, its chunk buffer the one RAM,
+/// and no combinational output beyond its two handshakes.
+#[test]
+fn the_chunk_packer_fits_1_5_ghz_with_only_its_handshakes_combinational() {
+    let lib = asap7();
+    let top = rtl_gen::TOPS.iter().find(|t| t.name == engine::hw::D2H_MODULE).expect("the device-to-host top");
+    let block = format!("{}$packer", top.name);
+    let (source, rams) = block_source(&(top.verilog)(), top.name, &block).unwrap();
+    assert_eq!(rams.iter().map(|r| r.bits).sum::<u64>(), engine::hw::packer::CHUNK_BUFFER_BITS as u64, "{rams:?}");
+    let t = check_stage(&source, &block, &lib, PERIOD_PS, &work()).unwrap();
+    eprintln!("{t:?}");
+    assert!(t.abc_delay_ps <= t.budget_ps, "{block}: ABC delay {:.1} ps over the budget {:.1} ps", t.abc_delay_ps, t.budget_ps);
+    assert_eq!(t.unregistered_outputs.len(), PACKER_HANDSHAKE_OUTPUTS, "{block}: outputs driven by logic: {:?}", t.unregistered_outputs);
 }
