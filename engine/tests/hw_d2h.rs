@@ -150,9 +150,17 @@ fn width_changes_bubbles_backpressure_and_an_empty_transfer() {
     eprintln!("mixed: {} transfers, {} wire bytes, {} cycles, {gaps} input gaps", sum.transfers, sum.wire_bytes, sim.cycle());
 }
 
+/// Input cycles a chunk boundary may cost at most: the packer's flush and header cycles, in which
+/// it takes no block (docs/HARDWARE.md, "Chunk packer"). The lane's output register absorbs up to
+/// 2 cycles of such lateness and blocks of fewer than 4 full beats win it back, so on this data
+/// the measured cost is far below the bound; a lane or packer that lost a cycle per block or per
+/// beat would exceed it.
+const BOUNDARY_STALL_CYCLES_MAX: usize = 2;
+
 /// 16 KB of activation-like data per width with nothing throttling: a beat every cycle from
-/// the first to the last (4.000 cycles per block through lane and packer), and the packer takes a
-/// block from the lane every 4 cycles.
+/// the first to the last except at most [`BOUNDARY_STALL_CYCLES_MAX`] per chunk boundary
+/// (4.000 cycles per block inside a chunk through lane and packer), and the lane's blocks reach
+/// the packer every 4 cycles but for those stalls.
 #[test]
 fn lane_and_packer_sustain_four_cycles_per_block() {
     for (seed, width) in [(5u64, SymbolWidth::W32), (6, SymbolWidth::W16)] {
@@ -170,7 +178,9 @@ fn lane_and_packer_sustain_four_cycles_per_block() {
             lane_span as f64 / (lane.len() - 1) as f64,
             t.bytes.len() as f64 / sum.wire_bytes as f64
         );
-        assert_eq!(span as usize, beats.len(), "a beat every cycle");
-        assert_eq!(lane_span, 4 * (blocks as u64 - 1), "a block every 4 cycles into the packer");
+        let boundaries = t.bytes.len().div_ceil(CHUNK_BYTES) - 1;
+        let stalls = span as usize - beats.len();
+        assert!(stalls <= BOUNDARY_STALL_CYCLES_MAX * boundaries, "{stalls} stall cycles over {boundaries} chunk boundaries");
+        assert!(lane_span <= 4 * (blocks as u64 - 1) + stalls as u64, "a block every 4 cycles into the packer but for the stalls");
     }
 }

@@ -143,6 +143,15 @@ pub struct ChunkPacker {
     /// `c_room` of a raw chunk: `−3`, so that `(c_top − c_room) >> 3 = C` (the raw header).
     k_room_raw: Constant<Bits<17>> = Constant::new(((1u64 << 17) - TAG_BITS).into()),
     phase: DFF<Bits<3>>,
+    /// The next transfer's descriptor is held (taken from the unit's queue whenever empty, so
+    /// that a transfer's first chunk is set up from flops, not through the queue's read mux).
+    n_valid: DFF<Bit>,
+    /// Its byte count.
+    n_bytes: DFF<Bits<32>>,
+    /// Its byte count is zero (an empty transfer: done at once from IDLE).
+    n_empty: DFF<Bit>,
+    /// Its id.
+    n_id: DFF<Bits<8>>,
     t_id: DFF<Bits<8>>,
     t_offset: DFF<Bits<32>>,
     t_rest: DFF<Bits<32>>,
@@ -246,7 +255,7 @@ impl Logic for ChunkPacker {
     fn update(&mut self) {
         // ---- every flop holds unless overridden below
         dff_setup!(
-            self, clock, phase, t_id, t_offset, t_rest, c_raw_bytes, c_room, c_top, c_top_wire, c_top_next, c_is_raw, c_blk, c_last, c_start,
+            self, clock, phase, n_valid, n_bytes, n_empty, n_id, t_id, t_offset, t_rest, c_raw_bytes, c_room, c_top, c_top_wire, c_top_next, c_is_raw, c_blk, c_last, c_start,
             c_hdr, c_wire, c_next, r_idx, r_left, r_wait, pos_r, waddr, lo, lo_pend, e_busy, e_first, e_left, e_r, e_id, g_tail,
             o_valid, o_addr, o_be, o_id, o_last, o_wire, d_valid, d_id, d_wire
         );
@@ -518,23 +527,32 @@ impl Logic for ChunkPacker {
             }
         }
 
+        // ---- the next descriptor: taken into n_* whenever they are empty (from the queue's
+        //      read mux straight into the chunk setup it was an 834 ps path)
+        self.xfer_take_l.next = !self.n_valid.q.val() & self.xfer_valid.val() & !self.reset.val();
+        if self.xfer_take_l.val() {
+            self.n_valid.d.next = true;
+            self.n_bytes.d.next = self.xfer_bytes.val();
+            self.n_empty.d.next = !self.xfer_bytes.val().any();
+            self.n_id.d.next = self.xfer_id.val();
+        }
+
         // ---- a new transfer (in IDLE, or in the cycle its predecessor's last header is written):
         //      its first chunk starts at byte 2; an empty one is done at once (from IDLE only)
-        self.xfer_take_l.next = false;
         self.zero_done.next = false;
         if self.phase.q.val() == self.k_idle.val() {
             self.next_ok.next = true;
         }
-        if self.next_ok.val() & self.xfer_valid.val() & !self.reset.val() {
-            if self.xfer_bytes.val().any() {
-                self.xfer_take_l.next = true;
-                self.t_id.d.next = self.xfer_id.val();
+        if self.next_ok.val() & self.n_valid.q.val() {
+            if !self.n_empty.q.val() {
+                self.n_valid.d.next = false;
+                self.t_id.d.next = self.n_id.q.val();
                 self.t_offset.d.next = bits::<32>(0);
                 self.setup.next = true;
-                self.su_src.next = self.xfer_bytes.val();
+                self.su_src.next = self.n_bytes.q.val();
                 self.su_start.next = self.k_header_bytes.val();
             } else if (self.phase.q.val() == self.k_idle.val()) & !self.o_valid.q.val() {
-                self.xfer_take_l.next = true;
+                self.n_valid.d.next = false;
                 self.zero_done.next = true;
             }
         }
@@ -576,13 +594,14 @@ impl Logic for ChunkPacker {
         }
         if self.zero_done.val() {
             self.d_valid.d.next = true;
-            self.d_id.d.next = self.xfer_id.val();
+            self.d_id.d.next = self.n_id.q.val();
             self.d_wire.d.next = bits::<32>(0);
         }
 
         // ---- synchronous reset
         if self.reset.val() {
             self.phase.d.next = self.k_idle.val();
+            self.n_valid.d.next = false;
             self.e_busy.d.next = false;
             self.o_valid.d.next = false;
             self.d_valid.d.next = false;
