@@ -187,6 +187,9 @@ pub struct PredictRow {
 pub struct EngineSummary {
     /// Clock and source.
     pub clock: EngineClock,
+    /// The engine top's slowest block mapped on its own (docs/area/pz_engine.*.blocks.json), when
+    /// committed: what the whole engine, host-to-device included, is measured to reach today.
+    pub slowest_block: Option<clock::BlockBound>,
     /// Peak device-to-host throughput of the lanes at the clock, GB/s.
     pub d2h_peak_gbps: f64,
     /// What the engine sustains on the saved activations of the training traces (the paper's
@@ -425,6 +428,7 @@ pub fn engine_summary(dumps: &[Dump], args: &EvalArgs, clock: EngineClock, quiet
         latency_check,
         stream: report,
         clock,
+        slowest_block: clock::slowest_block(&clock::default_area_dir())?,
     })
 }
 
@@ -610,6 +614,13 @@ pub fn render(e: &Evaluation) -> String {
     let _ = writeln!(w, "\n== Engine ==");
     let _ = writeln!(w, "backend: {}", en.stream.backend);
     let _ = writeln!(w, "clock: {:.1} MHz ({})", en.clock.mhz, en.clock.source);
+    if let Some(sb) = en.slowest_block.as_ref().filter(|sb| sb.bound_mhz < en.clock.mhz) {
+        let _ = writeln!(
+            w,
+            "  not closed at this clock: pz_engine's slowest block {} takes {:.1} ps (ABC, mapped on its own) + {:.1} ps of flop = {:.1} MHz at most ({}); every figure below assumes the clock above for both directions",
+            sb.module, sb.abc_delay_ps, sb.flop_overhead_ps, sb.bound_mhz, sb.file
+        );
+    }
     let _ = writeln!(w, "device to host: {} lanes x {} B/cycle = {:.2} GB/s peak at the clock", LANES_PER_DIRECTION, LANE_BEAT_BYTES, en.d2h_peak_gbps);
     let _ = writeln!(w, "  sustained {:.2} GB/s on the training traces' saved activations (each one transfer, BF16 sizes, latency model)", en.d2h_training_gbps);
     let _ = writeln!(w, "  sustained {:.2} GB/s over the {} streamed dump tensors ({:.1} MB BF16 of sampled chunks, iteration 0; small transfers, latency-bound)", en.d2h_sustained_gbps, st.tensors, st.raw_bytes as f64 / 1e6);
