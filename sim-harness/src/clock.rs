@@ -84,9 +84,6 @@ fn fastest_delay_file(area_dir: &Path) -> Result<Option<DelayFile>> {
     Ok(best)
 }
 
-/// The engine top whose per-block mapping bounds the clock of both directions.
-pub const ENGINE_TOP: &str = "pz_engine";
-
 /// The slowest block of the engine top as `area-model --blocks` mapped it on its own (ABC's
 /// delay, not OpenSTA): the host-to-device blocks are not yet timed as a whole, so this bounds
 /// what the whole engine can run at, which the clock above may exceed.
@@ -104,7 +101,7 @@ pub struct BlockBound {
     pub file: String,
 }
 
-/// The slowest block of [`ENGINE_TOP`] in `area_dir`'s `pz_engine.<library>.blocks.json`, on the
+/// The slowest block of the engine top ([`engine::hw::ENGINE_MODULE`]) in `area_dir`'s `pz_engine.<library>.blocks.json`, on the
 /// library of the delay file the clock comes from (its `library`; every library when it names
 /// none), or `None` when no such file is committed.
 pub fn slowest_block(area_dir: &Path) -> Result<Option<BlockBound>> {
@@ -114,7 +111,7 @@ pub fn slowest_block(area_dir: &Path) -> Result<Option<BlockBound>> {
     for e in entries.flatten() {
         let p = e.path();
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let Some(lib) = name.strip_prefix(&format!("{ENGINE_TOP}.")).and_then(|n| n.strip_suffix(".blocks.json")) else { continue };
+        let Some(lib) = name.strip_prefix(&format!("{}.", engine::hw::ENGINE_MODULE)).and_then(|n| n.strip_suffix(".blocks.json")) else { continue };
         if library.as_deref().is_some_and(|l| l != lib) {
             continue;
         }
