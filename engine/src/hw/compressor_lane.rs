@@ -4,22 +4,25 @@
 //! [`crate::golden::encode_block`]; `docs/HARDWARE.md` draws the stages.
 //!
 //! # Ports
-//! * Input beat (valid/ready): `beat_data[k]` is the little-endian 32-bit word at byte `4k` of
-//!   the beat; beat `b` of a block carries bytes `32b … 32b+31`. `beat_last` marks the last beat
-//!   of a transfer; it closes the block even before its fourth beat.
-//! * Descriptor, held stable for a transfer: `desc_w16` (16-bit symbols, N = 64; else 32-bit,
-//!   N = 32), `desc_id` (echoed on every output block), `desc_tail_bytes` (valid bytes of the
-//!   final block, 0 = all 128; the rest is zero-padded as FORMAT.md pads a final partial block;
-//!   the tail lies in the transfer's last beat, as a byte count makes it: beats before it are whole).
+//! * Input beat (valid/ready; `beat_ready` is a flop, the room of a 2-entry input register):
+//!   `beat_data[k]` is the little-endian 32-bit word at byte `4k` of the beat; beat `b` of a
+//!   block carries bytes `32b … 32b+31`. `beat_last` marks the last beat of a transfer; it
+//!   closes the block even before its fourth beat.
+//! * Descriptor, taken with each beat (constant over a transfer): `desc_w16` (16-bit symbols,
+//!   N = 64; else 32-bit, N = 32), `desc_id` (echoed on every output block), `desc_tail_bytes`
+//!   (valid bytes of the final block, 0 = all 128; the rest is zero-padded as FORMAT.md pads a
+//!   final partial block; the tail lies in the transfer's last beat, as a byte count makes it:
+//!   beats before it are whole).
 //! * Output (valid/ready), one transaction per block: `out_tag` (3 bits), `out_len` (payload
 //!   bits), `out_payload[k]` = payload bits `32k … 32k+31` with the first bit in bit 31 (zero past
 //!   `out_len`), `out_block` = the block's original words (as input), `out_id`, `out_last`
 //!   (the transfer's final block). Read them only while `out_valid` is high.
 //!
 //! # Stages (one block every 4 cycles, latency [`LATENCY_CYCLES`])
-//! 1. gather ([`GatherStage`]): three beats in flops; the fourth (or `beat_last`) beat loads the
-//!    stage-1 register directly. Each beat's compaction shifts (zero slots before each nonzero
-//!    symbol) are counted as it arrives, so no stage counts over the whole block.
+//! 1. gather ([`GatherStage`]): the beats enter its 2-entry input register (one cycle), then
+//!    three wait in flops and the fourth (or `beat_last`) beat loads the stage-1 register
+//!    directly. Each beat's compaction shifts (zero slots before each nonzero symbol) are
+//!    counted as it arrives, so no stage counts over the whole block.
 //! 2. stage 1 ([`SymbolStage`], one cycle): the compaction network, the BX values, the DBX deltas
 //!    (Kogge–Stone subtractors), the nonzero mask and count, registered in its output flops,
 //!    which hold the block through stage 2.
@@ -56,9 +59,10 @@ use rust_hdl::prelude::*;
 pub const QUEUE_PLANES: usize = 36;
 /// Cycles the lane spends on each block (its initiation interval).
 pub const CYCLES_PER_BLOCK: u64 = 4;
-/// Cycles from the first beat of a block entering to its encoding on the output: gather 4,
-/// stage 1 (symbol stage) 1, stage 2 [`CHOICE_CYCLES`] + 1, coder 4, placer 1, output register 1.
-pub const LATENCY_CYCLES: u64 = 12 + CHOICE_CYCLES;
+/// Cycles from the first beat of a block taken to its encoding on the output: input register 1,
+/// gather 4, stage 1 (symbol stage) 1, stage 2 [`CHOICE_CYCLES`] + 1, coder 4, placer 1, output
+/// register 1.
+pub const LATENCY_CYCLES: u64 = 13 + CHOICE_CYCLES;
 /// FORMAT.md §4 tag of ZVC.
 pub const TAG_ZVC: u64 = 0;
 /// FORMAT.md §4 tag of DBX.
@@ -148,7 +152,6 @@ pub struct CompressorLane {
     s2_free: Signal<Local, Bit> = d(),
     s1_move: Signal<Local, Bit> = d(),
     s1_free: Signal<Local, Bit> = d(),
-    beat_fire: Signal<Local, Bit> = d(),
 }
 }
 
@@ -199,13 +202,13 @@ impl Logic for CompressorLane {
         self.s2_free.next = !self.s2_valid.q.val() | self.s2_move.val();
         self.s1_move.next = self.gather.valid.val() & self.s2_free.val();
         self.s1_free.next = !self.gather.valid.val() | self.s1_move.val();
-        self.beat_ready.next = self.s1_free.val() & !self.reset.val();
-        self.beat_fire.next = self.beat_valid.val() & self.beat_ready.val();
+        self.beat_ready.next = self.gather.room.val();
 
         // ---- gather (the closing beat loads the stage-1 register) and stage 1
         self.gather.clock.next = self.clock.val();
         self.gather.reset.next = self.reset.val();
-        self.gather.fire.next = self.beat_fire.val();
+        self.gather.push.next = self.beat_valid.val() & self.gather.room.val();
+        self.gather.accept.next = self.s1_free.val();
         for k in 0..8 {
             self.gather.beat_data[k].next = self.beat_data[k].val();
         }

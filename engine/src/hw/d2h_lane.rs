@@ -2,7 +2,8 @@
 //! the engine's contract — a descriptor per transfer, 32-byte input beats, addressed 32-byte
 //! writes of the transfer's chunk stream into its destination, and `done` with its wire bytes.
 //!
-//! # Ports (every output is a flop; docs/HARDWARE.md, "The device-to-host unit")
+//! # Ports (every output is a flop but `beat_ready`, the AND of two flops; docs/HARDWARE.md,
+//! "The device-to-host unit")
 //! * Descriptor (valid/ready): `desc_id` (8 bits), `desc_w16` (16-bit symbols for bf16/f16,
 //!   else 32-bit), `desc_bytes` (the transfer's byte count; 0 is an empty transfer: no beats, no
 //!   writes, `done` with 0 wire bytes).
@@ -18,8 +19,9 @@
 //! # Inside
 //! A 4-entry descriptor queue read by two pointers: the beat feeder (which derives the lane's
 //! `beat_last`, `desc_w16`, `desc_id` and `desc_tail_bytes` per beat) and the packer (which needs
-//! each transfer's byte count for its chunks' raw sizes). A 2-entry beat skid buffer makes
-//! `beat_ready` a flop while the lane takes one beat per cycle.
+//! each transfer's byte count for its chunks' raw sizes). The beats go straight into the lane's
+//! 2-entry input register (in its gather stage), whose registered room, ANDed with the feeder's
+//! "a transfer has beats left", is `beat_ready`.
 
 use super::compressor_lane::CompressorLane;
 use super::packer::ChunkPacker;
@@ -27,8 +29,6 @@ use rust_hdl::prelude::*;
 
 /// Transfers the descriptor queue holds (accepted and not yet taken by both feeder and packer).
 pub const DESC_QUEUE_DEPTH: u64 = 4;
-/// Beats the input skid buffer holds.
-pub const SKID_BEATS: u64 = 2;
 
 hw_block! {
 /// The device-to-host unit; see the module docs.
@@ -87,27 +87,14 @@ pub struct D2hLane {
     q_feed: DFF<Bits<3>>,
     q_pack: DFF<Bits<3>>,
     desc_ready_q: DFF<Bit>,
-    beat_ready_q: DFF<Bit>,
     f_have: DFF<Bit>,
     f_beats: DFF<Bits<27>>,
     f_w16: DFF<Bit>,
     f_id: DFF<Bits<8>>,
     f_tail: DFF<Bits<7>>,
-    s_cnt: DFF<Bits<2>>,
-    s0_data: [DFF<Bits<32>>; 8],
-    s0_last: DFF<Bit>,
-    s0_w16: DFF<Bit>,
-    s0_id: DFF<Bits<8>>,
-    s0_tail: DFF<Bits<7>>,
-    s1_data: [DFF<Bits<32>>; 8],
-    s1_last: DFF<Bit>,
-    s1_w16: DFF<Bit>,
-    s1_id: DFF<Bits<8>>,
-    s1_tail: DFF<Bits<7>>,
 
     desc_fire: Signal<Local, Bit>,
     beat_fire: Signal<Local, Bit>,
-    pop: Signal<Local, Bit>,
     f_last_beat: Signal<Local, Bit>,
     f_free: Signal<Local, Bit>,
     f_have_next: Signal<Local, Bit>,
@@ -120,8 +107,6 @@ pub struct D2hLane {
     wr_hot: Signal<Local, Bits<4>>,
     feed_hot: Signal<Local, Bits<4>>,
     pack_hot: Signal<Local, Bits<4>>,
-    s_cnt_next: Signal<Local, Bits<2>>,
-    slot: Signal<Local, Bits<2>>,
     q_wr_next: Signal<Local, Bits<3>>,
     q_feed_next: Signal<Local, Bits<3>>,
     q_pack_next: Signal<Local, Bits<3>>,
@@ -134,8 +119,7 @@ impl Logic for D2hLane {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, q_wr, q_feed, q_pack, desc_ready_q, beat_ready_q, f_have, f_beats, f_w16, f_id, f_tail, s_cnt,
-            s0_last, s0_w16, s0_id, s0_tail, s1_last, s1_w16, s1_id, s1_tail
+            self, clock, q_wr, q_feed, q_pack, desc_ready_q, f_have, f_beats, f_w16, f_id, f_tail
         );
         for i in 0..4 {
             self.q_bytes[i].clock.next = self.clock.val();
@@ -145,16 +129,12 @@ impl Logic for D2hLane {
             self.q_w16[i].clock.next = self.clock.val();
             self.q_w16[i].d.next = self.q_w16[i].q.val();
         }
-        for k in 0..8 {
-            self.s0_data[k].clock.next = self.clock.val();
-            self.s0_data[k].d.next = self.s0_data[k].q.val();
-            self.s1_data[k].clock.next = self.clock.val();
-            self.s1_data[k].d.next = self.s1_data[k].q.val();
-        }
 
-        // ---- handshakes on the registered readies
+        // ---- handshakes on the registered readies (the beat's: the feeder has beats left and the
+        //      lane's input register has room, two flops)
         self.desc_fire.next = self.desc_valid.val() & self.desc_ready_q.q.val();
-        self.beat_fire.next = self.beat_valid.val() & self.beat_ready_q.q.val();
+        self.beat_ready.next = self.f_have.q.val() & self.lane.beat_ready.val();
+        self.beat_fire.next = self.beat_valid.val() & self.beat_ready.val();
 
         // ---- descriptor queue: written at q_wr, read by the feeder (q_feed) and the packer (q_pack)
         self.wr_hot.next = bits::<4>(1) << bit_cast::<2, 3>(self.q_wr.q.val());
@@ -213,46 +193,6 @@ impl Logic for D2hLane {
         }
         self.f_have.d.next = self.f_have_next.val();
 
-        // ---- skid buffer: slot 0 is the lane's beat; a pop moves slot 1 down
-        self.pop.next = self.s_cnt.q.val().any() & self.lane.beat_ready.val();
-        self.slot.next = self.s_cnt.q.val();
-        if self.pop.val() {
-            self.slot.next = self.s_cnt.q.val() - 1;
-        }
-        if self.pop.val() {
-            for k in 0..8 {
-                self.s0_data[k].d.next = self.s1_data[k].q.val();
-            }
-            self.s0_last.d.next = self.s1_last.q.val();
-            self.s0_w16.d.next = self.s1_w16.q.val();
-            self.s0_id.d.next = self.s1_id.q.val();
-            self.s0_tail.d.next = self.s1_tail.q.val();
-        }
-        if self.beat_fire.val() {
-            if self.slot.val() == 0 {
-                for k in 0..8 {
-                    self.s0_data[k].d.next = self.beat_data[k].val();
-                }
-                self.s0_last.d.next = self.f_last_beat.val();
-                self.s0_w16.d.next = self.f_w16.q.val();
-                self.s0_id.d.next = self.f_id.q.val();
-                self.s0_tail.d.next = self.f_tail.q.val();
-            } else {
-                for k in 0..8 {
-                    self.s1_data[k].d.next = self.beat_data[k].val();
-                }
-                self.s1_last.d.next = self.f_last_beat.val();
-                self.s1_w16.d.next = self.f_w16.q.val();
-                self.s1_id.d.next = self.f_id.q.val();
-                self.s1_tail.d.next = self.f_tail.q.val();
-            }
-        }
-        self.s_cnt_next.next = self.slot.val();
-        if self.beat_fire.val() {
-            self.s_cnt_next.next = self.slot.val() + 1;
-        }
-        self.s_cnt.d.next = self.s_cnt_next.val();
-
         // ---- the packer takes descriptors at q_pack
         self.q_pack_next.next = self.q_pack.q.val();
         if self.packer.xfer_take.val() {
@@ -266,7 +206,6 @@ impl Logic for D2hLane {
         self.occ_feed.next = self.q_wr_next.val() - self.q_feed_next.val();
         self.occ_pack.next = self.q_wr_next.val() - self.q_pack_next.val();
         self.desc_ready_q.d.next = (self.occ_feed.val() < self.k_queue_depth.val()) & (self.occ_pack.val() < self.k_queue_depth.val());
-        self.beat_ready_q.d.next = self.f_have_next.val() & (self.s_cnt_next.val() < 2);
 
         // ---- synchronous reset
         if self.reset.val() {
@@ -274,22 +213,20 @@ impl Logic for D2hLane {
             self.q_feed.d.next = bits::<3>(0);
             self.q_pack.d.next = bits::<3>(0);
             self.f_have.d.next = false;
-            self.s_cnt.d.next = bits::<2>(0);
             self.desc_ready_q.d.next = false;
-            self.beat_ready_q.d.next = false;
         }
 
         // ---- the lane
         self.lane.clock.next = self.clock.val();
         self.lane.reset.next = self.reset.val();
-        self.lane.beat_valid.next = self.s_cnt.q.val().any();
+        self.lane.beat_valid.next = self.beat_valid.val() & self.f_have.q.val();
         for k in 0..8 {
-            self.lane.beat_data[k].next = self.s0_data[k].q.val();
+            self.lane.beat_data[k].next = self.beat_data[k].val();
         }
-        self.lane.beat_last.next = self.s0_last.q.val();
-        self.lane.desc_w16.next = self.s0_w16.q.val();
-        self.lane.desc_id.next = self.s0_id.q.val();
-        self.lane.desc_tail_bytes.next = self.s0_tail.q.val();
+        self.lane.beat_last.next = self.f_last_beat.val();
+        self.lane.desc_w16.next = self.f_w16.q.val();
+        self.lane.desc_id.next = self.f_id.q.val();
+        self.lane.desc_tail_bytes.next = self.f_tail.q.val();
         self.lane.out_ready.next = self.packer.blk_ready.val();
 
         // ---- the packer
@@ -311,7 +248,6 @@ impl Logic for D2hLane {
 
         // ---- ports
         self.desc_ready.next = self.desc_ready_q.q.val();
-        self.beat_ready.next = self.beat_ready_q.q.val();
         self.wr_valid.next = self.packer.wr_valid.val();
         self.wr_addr.next = self.packer.wr_addr.val();
         for k in 0..8 {

@@ -72,22 +72,29 @@ impl EngineChunk {
     }
 }
 
-/// Cycles from a chunk's last beat taken by its device-to-host lane to the lane's header write,
-/// beyond the compressor lane's [`LATENCY_CYCLES`] and the packer's cycles for the last block
-/// (or a raw chunk's replay): the unit's skid buffer, the packer's funnel, flush and header
-/// (measured on one-chunk transfers).
-pub const D2H_UNIT_TAIL_CYCLES: u64 = 15 - LATENCY_CYCLES;
+/// Cycles from a block leaving the compressor lane to the packer's header write of its chunk,
+/// beyond the packer's cycles for the block (or a raw chunk's replay): the funnel, the flush,
+/// the header (measured on one-chunk transfers).
+pub const D2H_PACKER_HEADER_CYCLES: u64 = 3;
+/// Cycles from a chunk's beats ending (its first beat's cycle plus its beat count) to its
+/// header write on its device-to-host lane, beyond the packer's cycles for the last block: the
+/// last block's first beat was taken [`BEATS_PER_BLOCK`] cycles before the end, the lane
+/// delivers it [`LATENCY_CYCLES`] later (its input register included), and the packer adds
+/// [`D2H_PACKER_HEADER_CYCLES`].
+pub const D2H_HEADER_AFTER_BEATS_CYCLES: u64 = LATENCY_CYCLES + D2H_PACKER_HEADER_CYCLES - BEATS_PER_BLOCK;
 /// Cycles from a chunk's first beat taken to its first write entering the lane's buffer, beyond
-/// the compressor lane's [`LATENCY_CYCLES`] (the first block's encoding): the unit's skid buffer,
-/// the packer's block register and its output register (measured on one-chunk transfers).
-pub const D2H_FIRST_WRITE_EXTRA_CYCLES: u64 = 3;
+/// the compressor lane's [`LATENCY_CYCLES`] (the first block's encoding): the packer's block
+/// register and its output register (measured on one-chunk transfers).
+pub const D2H_FIRST_WRITE_EXTRA_CYCLES: u64 = 2;
+/// Beats of a 128-byte block.
+const BEATS_PER_BLOCK: u64 = BLOCK_BYTES / BEAT_BYTES as u64;
 /// Packer cycles per 128-byte row of a raw chunk's replay.
 pub const RAW_ROW_CYCLES: u64 = 4;
 /// Packer cycles of a raw chunk's replay beyond its rows: the buffer's registered read, the
 /// wait for the emitter to drain, the extra flush.
 pub const RAW_REPLAY_EXTRA_CYCLES: u64 = 3;
 /// Cycles a compressed chunk that follows a raw chunk on its lane gains on the lane's beats
-/// back to back: the lane's skid buffer and compressor pipeline take its first beats in during
+/// back to back: the lane's input register and pipeline take its first beats in during
 /// the replay, and those blocks then pass the packer faster than beats arrive (a raw chunk's take
 /// the packer four cycles each, as fast as they come, so it gains nothing; measured).
 pub const REPLAY_PREFETCH_CYCLES: u64 = 4;
@@ -148,7 +155,7 @@ impl LaneWrites {
 /// An event model, write by write (linear in the transfer's writes, a few per block):
 /// * Chunk `c` runs on lane `c mod 2`, each lane's chunks back to back (a raw chunk holds its lane
 ///   for its replay, less [`REPLAY_PREFETCH_CYCLES`] when a compressed chunk follows); its header
-///   write comes [`LATENCY_CYCLES`] + [`D2H_UNIT_TAIL_CYCLES`] + the packer's last step (its last
+///   write comes [`D2H_HEADER_AFTER_BEATS_CYCLES`] + the packer's last step (its last
 ///   block, or the replay) after its last beat, unstalled.
 /// * Its writes enter the lane's buffer: a compressed chunk's `⌈(2 + header) / 32⌉` lines spread
 ///   evenly from its first write ([`D2H_FIRST_WRITE_EXTRA_CYCLES`] after the first block's
@@ -199,7 +206,7 @@ pub fn engine_d2h_latency_cycles(chunks: &[EngineChunk]) -> u64 {
         }
         after_raw[c % 2] = raw;
         let start = next_beat[c % 2] + lane.stall_cycles;
-        let header = start + beats + LATENCY_CYCLES + D2H_UNIT_TAIL_CYCLES + finish;
+        let header = start + beats + D2H_HEADER_AFTER_BEATS_CYCLES + finish;
         // A raw chunk holds its lane through the replay.
         next_beat[c % 2] += beats + if raw { finish } else { 0 };
         let lines = (w.wire_bytes as u64).div_ceil(beat);

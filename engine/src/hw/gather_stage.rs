@@ -20,8 +20,15 @@
 //! they do not enter the count: a slot that keeps a nonzero byte has only whole slots before it,
 //! and the keep bits gate only whether the slot itself is nonzero (a zero slot's shift is 0).
 //!
-//! Every output is a flop: the stage-1 register (valid, id, last, width, words, shifts), held
-//! until `advance`.
+//! The beats arrive in the stage's own 2-entry input register (a skid buffer: `room` is its
+//! registered ready), each with its zero flags (its 32 bytes', and its 16 slots' at the
+//! transfer's width) computed as it is offered, so the per-beat counting starts from flags in
+//! flops of this module. Fed from another module's flops, the same logic missed 667 ps by
+//! 70 ps in the whole-unit timing; from this module's data flops, by 9 ps (docs/AREA.md,
+//! 2026-12-04).
+//!
+//! Every output is a flop: the input register's `room` and the stage-1 register (valid, id,
+//! last, width, words, shifts), held until `advance`.
 
 use super::hdl_util::{arr, constants, d};
 use rust_hdl::prelude::*;
@@ -38,6 +45,8 @@ pub const BLOCK_SLOTS: usize = 64;
 const BEAT_BYTES: usize = 32;
 /// Beats gathered in flops before the closing beat (which goes straight to the stage-1 register).
 const HELD_BEATS: usize = 3;
+/// Beats the input register (skid buffer) holds.
+pub const INPUT_BEATS: u64 = 2;
 /// Words of the held beats.
 const HELD_WORDS: usize = HELD_BEATS * BEAT_WORDS;
 /// Shifts of the held beats.
@@ -51,8 +60,8 @@ pub struct GatherStage {
     pub clock: Signal<In, Clock> = d(),
     /// Synchronous reset: no block held, no beat gathered.
     pub reset: Signal<In, Bit> = d(),
-    /// The lane takes the offered beat this cycle.
-    pub fire: Signal<In, Bit> = d(),
+    /// A beat is offered and `room` is set: the input register takes it this cycle.
+    pub push: Signal<In, Bit> = d(),
     /// The beat: 8 little-endian 32-bit words (word `k` = bytes `4k … 4k+3`).
     pub beat_data: [Signal<In, Bits<32>>; BEAT_WORDS] = arr(),
     /// Last beat of the transfer: closes the block.
@@ -63,6 +72,11 @@ pub struct GatherStage {
     pub desc_id: Signal<In, Bits<8>> = d(),
     /// Valid bytes of the transfer's final block (0 = 128).
     pub desc_tail_bytes: Signal<In, Bits<7>> = d(),
+    /// The stage-1 register is free or frees this cycle: the input register's oldest beat, if
+    /// any, is gathered this cycle.
+    pub accept: Signal<In, Bit> = d(),
+    /// The input register holds fewer than [`INPUT_BEATS`] beats (a flop): the beat ready.
+    pub room: Signal<Out, Bit> = d(),
     /// The stage-1 block moves on this cycle (its register may load the next).
     pub advance: Signal<In, Bit> = d(),
     /// Stage 1 holds a block.
@@ -77,6 +91,33 @@ pub struct GatherStage {
     pub words: [Signal<Out, Bits<32>>; BLOCK_WORDS] = arr(),
     /// Shift of each half-word slot: the zero slots before it when its symbol is nonzero, else 0.
     pub shift: [Signal<Out, Bits<6>>; BLOCK_SLOTS] = arr(),
+    in_count: DFF<Bits<2>> = d(),
+    room_r: DFF<Bit> = d(),
+    in0_data: [DFF<Bits<32>>; BEAT_WORDS] = arr(),
+    in0_last: DFF<Bit> = d(),
+    in0_w16: DFF<Bit> = d(),
+    in0_id: DFF<Bits<8>> = d(),
+    in0_tail: DFF<Bits<7>> = d(),
+    in0_byte_nz: [DFF<Bit>; BEAT_BYTES] = arr(),
+    in0_zero: [DFF<Bit>; BEAT_SLOTS] = arr(),
+    in1_data: [DFF<Bits<32>>; BEAT_WORDS] = arr(),
+    in1_last: DFF<Bit> = d(),
+    in1_w16: DFF<Bit> = d(),
+    in1_id: DFF<Bits<8>> = d(),
+    in1_tail: DFF<Bits<7>> = d(),
+    in1_byte_nz: [DFF<Bit>; BEAT_BYTES] = arr(),
+    in1_zero: [DFF<Bit>; BEAT_SLOTS] = arr(),
+    // The offered beat's zero flags, registered with it.
+    push_byte_nz: [Signal<Local, Bit>; BEAT_BYTES] = arr(),
+    push_half_nz: [Signal<Local, Bit>; BEAT_SLOTS] = arr(),
+    push_word_nz: [Signal<Local, Bit>; BEAT_WORDS] = arr(),
+    push_zero: [Signal<Local, Bit>; BEAT_SLOTS] = arr(),
+    in_pop: Signal<Local, Bit> = d(),
+    in_slot: Signal<Local, Bits<2>> = d(),
+    in_count_next: Signal<Local, Bits<2>> = d(),
+    /// Input register capacity, for the registered ready.
+    k_input_beats: Constant<Bits<2>> = Constant::new(INPUT_BEATS.into()),
+    fire: Signal<Local, Bit> = d(),
     count_r: DFF<Bits<2>> = d(),
     held: [DFF<Bits<32>>; HELD_WORDS] = arr(),
     held_shift: [DFF<Bits<6>>; HELD_SLOTS] = arr(),
@@ -101,11 +142,8 @@ pub struct GatherStage {
     keep: [Signal<Local, Bit>; BEAT_BYTES] = arr(),
     byte_mask: [Signal<Local, Bits<32>>; BEAT_WORDS] = arr(),
     beat: [Signal<Local, Bits<32>>; BEAT_WORDS] = arr(),
-    byte_nz: [Signal<Local, Bit>; BEAT_BYTES] = arr(),
-    half_nz: [Signal<Local, Bit>; BEAT_SLOTS] = arr(),
     kept_half_nz: [Signal<Local, Bit>; BEAT_SLOTS] = arr(),
     kept_nz: [Signal<Local, Bit>; BEAT_SLOTS] = arr(),
-    word_nz: [Signal<Local, Bit>; BEAT_WORDS] = arr(),
     // Kogge–Stone levels, each as wide as its largest count (a wider adder is a longer carry).
     flag: [Signal<Local, Bits<2>>; BEAT_SLOTS] = arr(),
     ks1: [Signal<Local, Bits<2>>; BEAT_SLOTS] = arr(),
@@ -130,6 +168,110 @@ impl Logic for GatherStage {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, count_r, zeros_before, valid_r, id_r, last_r, w16_r);
+        dff_setup!(self, clock, in_count, room_r, in0_last, in0_w16, in0_id, in0_tail, in1_last, in1_w16, in1_id, in1_tail);
+        for k in 0..8 {
+            self.in0_data[k].clock.next = self.clock.val();
+            self.in0_data[k].d.next = self.in0_data[k].q.val();
+            self.in1_data[k].clock.next = self.clock.val();
+            self.in1_data[k].d.next = self.in1_data[k].q.val();
+        }
+        for b in 0..32 {
+            self.in0_byte_nz[b].clock.next = self.clock.val();
+            self.in0_byte_nz[b].d.next = self.in0_byte_nz[b].q.val();
+            self.in1_byte_nz[b].clock.next = self.clock.val();
+            self.in1_byte_nz[b].d.next = self.in1_byte_nz[b].q.val();
+        }
+        for h in 0..16 {
+            self.in0_zero[h].clock.next = self.clock.val();
+            self.in0_zero[h].d.next = self.in0_zero[h].q.val();
+            self.in1_zero[h].clock.next = self.clock.val();
+            self.in1_zero[h].d.next = self.in1_zero[h].q.val();
+        }
+
+        // ---- the offered beat's zero flags, registered with it: its bytes' (for the tail's
+        // masking) and its slots' at the transfer's width (a 32-bit symbol's two slots share its
+        // flag), so that the per-beat counting below starts from flops
+        for j in 0..8 {
+            self.push_byte_nz[4 * j].next = (self.beat_data[j].val() & 0xFF).any();
+            self.push_byte_nz[4 * j + 1].next = (self.beat_data[j].val() & 0xFF00).any();
+            self.push_byte_nz[4 * j + 2].next = (self.beat_data[j].val() & 0xFF_0000).any();
+            self.push_byte_nz[4 * j + 3].next = (self.beat_data[j].val() & 0xFF00_0000_u64).any();
+            self.push_half_nz[2 * j].next = (self.beat_data[j].val() & 0xFFFF).any();
+            self.push_half_nz[2 * j + 1].next = (self.beat_data[j].val() & 0xFFFF_0000_u64).any();
+            self.push_word_nz[j].next = self.beat_data[j].val().any();
+        }
+        for j in 0..8 {
+            self.push_zero[2 * j].next = !self.push_word_nz[j].val();
+            self.push_zero[2 * j + 1].next = !self.push_word_nz[j].val();
+            if self.desc_w16.val() {
+                self.push_zero[2 * j].next = !self.push_half_nz[2 * j].val();
+                self.push_zero[2 * j + 1].next = !self.push_half_nz[2 * j + 1].val();
+            }
+        }
+
+        // ---- the input register: entry 0 is the beat gathered next; a pop moves entry 1 down
+        self.fire.next = self.in_count.q.val().any() & self.accept.val();
+        self.in_pop.next = self.fire.val();
+        self.in_slot.next = self.in_count.q.val();
+        if self.in_pop.val() {
+            self.in_slot.next = self.in_count.q.val() - 1;
+            for k in 0..8 {
+                self.in0_data[k].d.next = self.in1_data[k].q.val();
+            }
+            self.in0_last.d.next = self.in1_last.q.val();
+            self.in0_w16.d.next = self.in1_w16.q.val();
+            self.in0_id.d.next = self.in1_id.q.val();
+            self.in0_tail.d.next = self.in1_tail.q.val();
+            for b in 0..32 {
+                self.in0_byte_nz[b].d.next = self.in1_byte_nz[b].q.val();
+            }
+            for h in 0..16 {
+                self.in0_zero[h].d.next = self.in1_zero[h].q.val();
+            }
+        }
+        if self.push.val() {
+            if self.in_slot.val() == 0 {
+                for k in 0..8 {
+                    self.in0_data[k].d.next = self.beat_data[k].val();
+                }
+                self.in0_last.d.next = self.beat_last.val();
+                self.in0_w16.d.next = self.desc_w16.val();
+                self.in0_id.d.next = self.desc_id.val();
+                self.in0_tail.d.next = self.desc_tail_bytes.val();
+                for b in 0..32 {
+                    self.in0_byte_nz[b].d.next = self.push_byte_nz[b].val();
+                }
+                for h in 0..16 {
+                    self.in0_zero[h].d.next = self.push_zero[h].val();
+                }
+            } else {
+                for k in 0..8 {
+                    self.in1_data[k].d.next = self.beat_data[k].val();
+                }
+                self.in1_last.d.next = self.beat_last.val();
+                self.in1_w16.d.next = self.desc_w16.val();
+                self.in1_id.d.next = self.desc_id.val();
+                self.in1_tail.d.next = self.desc_tail_bytes.val();
+                for b in 0..32 {
+                    self.in1_byte_nz[b].d.next = self.push_byte_nz[b].val();
+                }
+                for h in 0..16 {
+                    self.in1_zero[h].d.next = self.push_zero[h].val();
+                }
+            }
+        }
+        self.in_count_next.next = self.in_slot.val();
+        if self.push.val() {
+            self.in_count_next.next = self.in_slot.val() + 1;
+        }
+        self.in_count.d.next = self.in_count_next.val();
+        self.room_r.d.next = self.in_count_next.val() < self.k_input_beats.val();
+        if self.reset.val() {
+            self.in_count.d.next = bits::<2>(0);
+            self.room_r.d.next = false;
+        }
+        self.room.next = self.room_r.q.val();
+
         for k in 0..24 {
             self.held[k].clock.next = self.clock.val();
             self.held[k].d.next = self.held[k].q.val();
@@ -146,13 +288,13 @@ impl Logic for GatherStage {
             self.shift_r[k].clock.next = self.clock.val();
             self.shift_r[k].d.next = self.shift_r[k].q.val();
         }
-        self.closing.next = self.beat_last.val() | (self.count_r.q.val() == self.last_beat.val());
+        self.closing.next = self.in0_last.q.val() | (self.count_r.q.val() == self.last_beat.val());
 
         // ---- the tail's keep bits: byte p of this beat is kept unless the beat is the last of
         // a partial final block and byte 32·beat + p lies at or past the tail
-        self.partial.next = self.beat_last.val() & self.desc_tail_bytes.val().any();
-        self.tail_hi.next = self.desc_tail_bytes.val().get_bits::<2>(5);
-        self.tail_lo.next = self.desc_tail_bytes.val().get_bits::<5>(0);
+        self.partial.next = self.in0_last.q.val() & self.in0_tail.q.val().any();
+        self.tail_hi.next = self.in0_tail.q.val().get_bits::<2>(5);
+        self.tail_lo.next = self.in0_tail.q.val().get_bits::<5>(0);
         self.hi_after.next = self.tail_hi.val() > self.count_r.q.val();
         self.hi_here.next = self.tail_hi.val() == self.count_r.q.val();
         for p in 0..31 {
@@ -174,37 +316,14 @@ impl Logic for GatherStage {
             if self.keep[4 * j + 3].val() {
                 self.byte_mask[j].next = self.byte_mask[j].val() | 0xFF00_0000_u64;
             }
-            self.beat[j].next = self.beat_data[j].val() & self.byte_mask[j].val();
+            self.beat[j].next = self.in0_data[j].q.val() & self.byte_mask[j].val();
         }
 
-        // ---- zero flags of the beat's 16 slots before the tail's masking (a 32-bit symbol's
-        // two slots share its flag)
-        for j in 0..8 {
-            self.byte_nz[4 * j].next = (self.beat_data[j].val() & 0xFF).any();
-            self.byte_nz[4 * j + 1].next = (self.beat_data[j].val() & 0xFF00).any();
-            self.byte_nz[4 * j + 2].next = (self.beat_data[j].val() & 0xFF_0000).any();
-            self.byte_nz[4 * j + 3].next = (self.beat_data[j].val() & 0xFF00_0000_u64).any();
-        }
-        for j in 0..8 {
-            self.half_nz[2 * j].next = (self.beat_data[j].val() & 0xFFFF).any();
-            self.half_nz[2 * j + 1].next = (self.beat_data[j].val() & 0xFFFF_0000_u64).any();
-            self.word_nz[j].next = self.beat_data[j].val().any();
-        }
+        // ---- the beat's 16 slot zero flags (registered with it, before the tail's masking)
         for h in 0..16 {
             self.flag[h].next = bits::<2>(0);
-        }
-        if self.desc_w16.val() {
-            for h in 0..16 {
-                if !self.half_nz[h].val() {
-                    self.flag[h].next = bits::<2>(1);
-                }
-            }
-        } else {
-            for j in 0..8 {
-                if !self.word_nz[j].val() {
-                    self.flag[2 * j].next = bits::<2>(1);
-                    self.flag[2 * j + 1].next = bits::<2>(1);
-                }
+            if self.in0_zero[h].q.val() {
+                self.flag[h].next = bits::<2>(1);
             }
         }
         // Inclusive Kogge–Stone prefix of the 16 flags: level k adds the value 2^(k−1) slots back.
@@ -243,13 +362,13 @@ impl Logic for GatherStage {
         // A slot that keeps a nonzero byte of the tail has only whole slots before it, so its
         // shift needs no tail masking; the tail gates only whether the slot is nonzero.
         for h in 0..16 {
-            self.kept_half_nz[h].next = (self.byte_nz[2 * h].val() & self.keep[2 * h].val())
-                | (self.byte_nz[2 * h + 1].val() & self.keep[2 * h + 1].val());
+            self.kept_half_nz[h].next = (self.in0_byte_nz[2 * h].q.val() & self.keep[2 * h].val())
+                | (self.in0_byte_nz[2 * h + 1].q.val() & self.keep[2 * h + 1].val());
         }
         for s in 0..8 {
             self.kept_nz[2 * s].next = self.kept_half_nz[2 * s].val();
             self.kept_nz[2 * s + 1].next = self.kept_half_nz[2 * s + 1].val();
-            if !self.desc_w16.val() {
+            if !self.in0_w16.q.val() {
                 self.kept_nz[2 * s].next = self.kept_half_nz[2 * s].val() | self.kept_half_nz[2 * s + 1].val();
                 self.kept_nz[2 * s + 1].next = self.kept_nz[2 * s].val();
             }
@@ -277,9 +396,9 @@ impl Logic for GatherStage {
                 self.count_r.d.next = bits::<2>(0);
                 self.zeros_before.d.next = bits::<7>(0);
                 self.valid_r.d.next = true;
-                self.id_r.d.next = self.desc_id.val();
-                self.last_r.d.next = self.beat_last.val();
-                self.w16_r.d.next = self.desc_w16.val();
+                self.id_r.d.next = self.in0_id.q.val();
+                self.last_r.d.next = self.in0_last.q.val();
+                self.w16_r.d.next = self.in0_w16.q.val();
                 for k in 0..24 {
                     self.words_r[k].d.next = self.held[k].q.val();
                 }
@@ -441,6 +560,10 @@ pub(crate) mod tests {
         let mut g = GatherStage::default();
         g.connect_all();
         check_all(&g).unwrap();
+        g.reset.next = true;
+        edge(&mut g);
+        g.reset.next = false;
+        edge(&mut g);
         for trial in 0..300 {
             let w16 = trial % 2 == 0;
             // A final partial block of `len` bytes (its beats carry garbage past the tail), or a whole one.
@@ -452,27 +575,65 @@ pub(crate) mod tests {
             g.desc_id.next = (trial as u64 & 0xFF).into();
             g.desc_tail_bytes.next = ((len % 128) as u64).into();
             g.advance.next = true;
-            g.fire.next = true;
-            for b in 0..beats {
-                for k in 0..8 {
-                    g.beat_data[k].next = (raw[8 * b + k] as u64).into();
+            // Half the trials hold `accept` low at random, so beats wait in the input register
+            // and `push` follows its `room`.
+            let stalls = trial % 4 >= 2;
+            let mut pushed = 0;
+            let mut edges = 0;
+            while !g.valid.val() || pushed < beats {
+                assert!(edges < 8 * beats + 8, "trial {trial}: the block never closed");
+                g.accept.next = !stalls || rng.gen_bool(0.5);
+                let did_push = pushed < beats && g.room.val();
+                g.push.next = did_push;
+                if pushed < beats {
+                    for k in 0..8 {
+                        g.beat_data[k].next = (raw[8 * pushed + k] as u64).into();
+                    }
+                    g.beat_last.next = closes_transfer && pushed + 1 == beats;
                 }
-                g.beat_last.next = closes_transfer && b + 1 == beats;
                 edge(&mut g);
+                pushed += did_push as usize;
+                edges += 1;
             }
-            g.fire.next = false;
+            g.push.next = false;
+            g.accept.next = false;
             let mut expected = [0u32; 32];
             for (k, e) in expected.iter_mut().enumerate() {
                 let keep = len.saturating_sub(4 * k).min(4);
                 *e = if keep == 4 { raw[k] } else { raw[k] & ((1u32 << (8 * keep)) - 1) };
             }
-            assert!(g.valid.val(), "trial {trial}");
             assert_eq!(g.last.val(), closes_transfer, "trial {trial}");
             assert_eq!(g.w16.val(), w16);
             let words: Vec<u32> = g.words.iter().map(|w| w.val().to_u32()).collect();
             assert_eq!(words, expected.to_vec(), "trial {trial}: words");
             let shifts: Vec<u64> = g.shift.iter().map(|s| s.val().to_u64()).collect();
             assert_eq!(shifts, reference_shifts(&expected, w16).to_vec(), "trial {trial}: shifts");
+            // The block moves on (advance is held high).
+            edge(&mut g);
+            assert!(!g.valid.val(), "trial {trial}: the block did not move on");
         }
+    }
+
+    #[test]
+    fn the_input_register_holds_two_beats_and_its_ready_is_registered() {
+        let mut g = GatherStage::default();
+        g.connect_all();
+        g.reset.next = true;
+        edge(&mut g);
+        assert!(!g.room.val(), "ready during reset");
+        g.reset.next = false;
+        g.accept.next = false;
+        edge(&mut g);
+        assert!(g.room.val());
+        g.push.next = true;
+        edge(&mut g);
+        assert!(g.room.val(), "one beat held");
+        edge(&mut g);
+        assert!(!g.room.val(), "two beats held");
+        // Taking one beat out frees one entry a cycle later.
+        g.push.next = false;
+        g.accept.next = true;
+        edge(&mut g);
+        assert!(g.room.val());
     }
 }

@@ -114,9 +114,6 @@ pub fn backend(fidelity: Fidelity, sample_every: usize, backpressure_seed: u32, 
     }
 }
 
-/// Cycles the device-to-host unit adds in front of the lane: its input skid buffer
-/// (docs/HARDWARE.md, "added latency (unit, in front of the lane)").
-pub const D2H_SKID_CYCLES: u64 = 1;
 /// Cycles from the last block leaving the lane to the chunk's last write (its header) being
 /// taken: funnel, flush write, header write (docs/HARDWARE.md, "added latency (packer)").
 pub const D2H_PACKER_TAIL_CYCLES: u64 = 4;
@@ -127,7 +124,7 @@ pub const D2H_RAW_REPLAY_CYCLES_PER_BLOCK: u64 = 4;
 /// The device-to-host unit's latency model for one transfer of `raw_bytes` bytes (first beat
 /// taken → last write taken, inclusive, no backpressure): its chunks alternate between the
 /// [`LANES_PER_DIRECTION`] units; a unit takes a block every [`CYCLES_PER_BLOCK`] cycles, the
-/// lane delivers it [`LATENCY_CYCLES`] after its first beat, behind [`D2H_SKID_CYCLES`], and the
+/// lane delivers it [`LATENCY_CYCLES`] after its first beat (its input register included), and the
 /// packer's last write follows [`D2H_PACKER_TAIL_CYCLES`] later; `raw_chunks[c]` (if given) marks
 /// chunk `c` stored raw, which adds its replay. Chunk-boundary stalls of dense data (0.1–0.2 %)
 /// are not modelled.
@@ -142,7 +139,7 @@ pub fn d2h_model_cycles(raw_bytes: usize, raw_chunks: &[bool]) -> u64 {
         lanes[c % LANES_PER_DIRECTION] += blocks * CYCLES_PER_BLOCK + replay;
     }
     let busiest = lanes.into_iter().max().unwrap_or(0);
-    busiest - CYCLES_PER_BLOCK + D2H_SKID_CYCLES + LATENCY_CYCLES + D2H_PACKER_TAIL_CYCLES + 1
+    busiest - CYCLES_PER_BLOCK + LATENCY_CYCLES + D2H_PACKER_TAIL_CYCLES + 1
 }
 
 /// Bytes on the busiest lane when a transfer's chunks alternate between the lanes.
@@ -156,7 +153,7 @@ pub fn busiest_lane_bytes(raw_bytes: usize) -> usize {
 
 /// Device-to-host cycles that do not scale with the transfer (pipeline fill and drain): the
 /// latency of [`d2h_model_cycles`] beyond one block interval per block.
-pub const D2H_FIXED_CYCLES: u64 = D2H_SKID_CYCLES + LATENCY_CYCLES + D2H_PACKER_TAIL_CYCLES + 1 - CYCLES_PER_BLOCK;
+pub const D2H_FIXED_CYCLES: u64 = LATENCY_CYCLES + D2H_PACKER_TAIL_CYCLES + 1 - CYCLES_PER_BLOCK;
 
 /// The engine the planner sees in the "measured engine" tables: per tensor of `m` bytes, the
 /// slower direction of the device-to-host latency model ([`d2h_model_cycles`], no raw chunks) and
