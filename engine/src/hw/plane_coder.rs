@@ -146,7 +146,13 @@ pub struct PlaneCoder {
     p0: [Signal<Local, Bits<11>>; PREFIX_TERMS] = arr(),
     p1: [Signal<Local, Bits<11>>; PREFIX_TERMS] = arr(),
     p2: [Signal<Local, Bits<11>>; PREFIX_TERMS] = arr(),
-    p3: [Signal<Local, Bits<11>>; PREFIX_TERMS] = arr(),
+    pos_step: Signal<Local, Bit> = d(),
+    pos_take_sum: Signal<Local, Bit> = d(),
+    pos_hold: Signal<Local, Bit> = d(),
+    pos_sum: Signal<Local, Bits<11>> = d(),
+    pos_kept: Signal<Local, Bits<11>> = d(),
+    /// Level 3, for the slots whose sums it completes (0–7).
+    p3: [Signal<Local, Bits<11>>; GROUP_SLOTS - 1] = arr(),
     p4: [Signal<Local, Bits<11>>; PREFIX_TERMS] = arr(),
 }
 }
@@ -226,7 +232,10 @@ impl Logic for PlaneCoder {
             self.p0[t + 1].next = bit_cast::<11, 7>(self.len_t.val());
         }
         // Inclusive prefix sums of the position and the lengths, level by level (distance 1, 2,
-        // 4, 8: a Kogge–Stone tree): p4[t] = Σ p0[0..=t], the offset of slot t.
+        // 4: a Kogge–Stone tree): p4[t] = Σ p0[0..=t], the offset of slot t (t = 9: the next
+        // position). The last two need a fourth level; they add three level-2 sums in one
+        // expression instead (Yosys maps it as a carry-save step and one adder), which measured
+        // shorter than two chained adders in the whole-lane timing (docs/AREA.md, 2026-12-04).
         self.p1[0].next = self.p0[0].val();
         for t in 1..10 {
             self.p1[t].next = self.p0[t].val() + self.p0[t - 1].val();
@@ -240,29 +249,38 @@ impl Logic for PlaneCoder {
         for t in 0..4 {
             self.p3[t].next = self.p2[t].val();
         }
-        for t in 4..10 {
+        for t in 4..8 {
             self.p3[t].next = self.p2[t].val() + self.p2[t - 4].val();
         }
         for t in 0..8 {
             self.p4[t].next = self.p3[t].val();
         }
         for t in 8..10 {
-            self.p4[t].next = self.p3[t].val() + self.p3[t - 8].val();
+            self.p4[t].next = self.p2[t].val() + self.p2[t - 4].val() + self.p2[t - 8].val();
         }
         for t in 0..9 {
             self.offset_r[t].d.next = self.p4[t].val();
         }
+        // The running position: the sum after a group that does not end its block, 0 after one
+        // that does (the next block starts at bit 0) and under reset, else held. As one AND-OR of
+        // the sum and the held value, selected by early signals: the sum arrives last, and a
+        // chain of multiplexers behind it missed 667 ps in the whole-lane timing.
+        self.pos_step.next = self.enable.val() & self.in_valid.val();
+        self.pos_take_sum.next = self.pos_step.val() & !self.in_final.val() & !self.reset.val();
+        self.pos_hold.next = !self.pos_step.val() & !self.reset.val();
+        self.pos_sum.next = bits::<11>(0);
+        if self.pos_take_sum.val() {
+            self.pos_sum.next = self.p4[9].val();
+        }
+        self.pos_kept.next = bits::<11>(0);
+        if self.pos_hold.val() {
+            self.pos_kept.next = self.pos_r.q.val();
+        }
+        self.pos_r.d.next = self.pos_sum.val() | self.pos_kept.val();
         if self.enable.val() {
             self.valid_r.d.next = self.in_valid.val();
             self.first_r.d.next = self.in_first.val();
             self.final_r.d.next = self.in_final.val();
-            if self.in_valid.val() {
-                self.pos_r.d.next = self.p4[9].val();
-            }
-            // The next block starts at bit 0.
-            if self.in_valid.val() & self.in_final.val() {
-                self.pos_r.d.next = bits::<11>(0);
-            }
         } else {
             for t in 0..9 {
                 self.code0_r[t].d.next = self.code0_r[t].q.val();
@@ -273,7 +291,6 @@ impl Logic for PlaneCoder {
         }
         if self.reset.val() {
             self.valid_r.d.next = false;
-            self.pos_r.d.next = bits::<11>(0);
         }
         for t in 0..9 {
             self.code0[t].next = self.code0_r[t].q.val();
