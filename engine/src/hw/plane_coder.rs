@@ -6,9 +6,12 @@
 //! are exclusive, so the choice is one parallel case), or a literal slot's 64 bits (a header, or
 //! ZVC/raw payload words). Its length comes registered from the plane queue; the offsets are the
 //! exclusive prefix sums of the lengths after the block's running position, a 4-level
-//! Kogge–Stone tree over the position and the 9 lengths (no running position through the slots;
+//! Kogge–Stone tree over the position and the first 8 lengths (no running position through the slots;
 //! a flat multi-operand sum per offset, which Yosys maps as carry-save trees, measured 692 ps
-//! against the tree's 634 ps with the lengths decoded here). A plane's position field
+//! against the tree's 634 ps with the lengths decoded here). The next running position is one
+//! flat sum of the position and the 9 lengths, which Yosys maps as a carry-save tree and one
+//! adder: through the prefix tree (two adders, then a three-term sum) it missed 667 ps by 4 ps
+//! in the whole-unit timing. A plane's position field
 //! needs the index of its one (or of the lower of two adjacent ones): `q = p & !(p << 1)` keeps
 //! exactly that bit, and its index is 6 OR-reductions of masked bits, not a priority chain.
 //!
@@ -20,8 +23,9 @@ use rust_hdl::prelude::*;
 
 /// Plane-queue slots coded per cycle: 36 slots (a header and up to 33 planes) in 4 cycles.
 pub const GROUP_SLOTS: usize = 9;
-/// Leaves of the offset prefix tree: the running position and the [`GROUP_SLOTS`] lengths.
-const PREFIX_TERMS: usize = GROUP_SLOTS + 1;
+/// Leaves of the offset prefix tree: the running position and the first [`GROUP_SLOTS`] − 1
+/// lengths (the last slot's length ends no offset of its group).
+const PREFIX_TERMS: usize = GROUP_SLOTS;
 
 /// Plane class: no code (a member of a zero run below its top plane, or an empty slot).
 pub const CLASS_NONE: u64 = 0;
@@ -142,6 +146,10 @@ pub struct PlaneCoder {
     c1: Signal<Local, Bits<32>> = d(),
     c2: Signal<Local, Bits<32>> = d(),
     len_t: Signal<Local, Bits<7>> = d(),
+    /// The slot lengths widened for the next position's flat sum.
+    len_w: [Signal<Local, Bits<11>>; GROUP_SLOTS] = arr(),
+    /// The next running position: the position plus the group's 9 lengths.
+    pos_next: Signal<Local, Bits<11>> = d(),
     /// Prefix tree levels over the position and the lengths (`p0` = leaves).
     p0: [Signal<Local, Bits<11>>; PREFIX_TERMS] = arr(),
     p1: [Signal<Local, Bits<11>>; PREFIX_TERMS] = arr(),
@@ -229,21 +237,35 @@ impl Logic for PlaneCoder {
             self.code1_r[t].d.next = self.c1.val();
             self.code2_r[t].d.next = self.c2.val();
             self.len_t.next = self.len[t].val();
-            self.p0[t + 1].next = bit_cast::<11, 7>(self.len_t.val());
+            self.len_w[t].next = bit_cast::<11, 7>(self.len_t.val());
         }
+        for t in 0..8 {
+            self.p0[t + 1].next = self.len_w[t].val();
+        }
+        // One expression, so that Yosys merges it into one carry-save tree and one adder.
+        self.pos_next.next = self.pos_r.q.val()
+            + self.len_w[0].val()
+            + self.len_w[1].val()
+            + self.len_w[2].val()
+            + self.len_w[3].val()
+            + self.len_w[4].val()
+            + self.len_w[5].val()
+            + self.len_w[6].val()
+            + self.len_w[7].val()
+            + self.len_w[8].val();
         // Inclusive prefix sums of the position and the lengths, level by level (distance 1, 2,
-        // 4: a Kogge–Stone tree): p4[t] = Σ p0[0..=t], the offset of slot t (t = 9: the next
-        // position). The last two need a fourth level; they add three level-2 sums in one
-        // expression instead (Yosys maps it as a carry-save step and one adder), which measured
-        // shorter than two chained adders in the whole-lane timing (docs/AREA.md, 2026-12-04).
+        // 4: a Kogge–Stone tree): p4[t] = Σ p0[0..=t], the offset of slot t. The last needs a
+        // fourth level; it adds three level-2 sums in one expression instead (Yosys maps it as a
+        // carry-save step and one adder), which measured shorter than two chained adders in the
+        // whole-lane timing (docs/AREA.md, 2026-12-04).
         self.p1[0].next = self.p0[0].val();
-        for t in 1..10 {
+        for t in 1..9 {
             self.p1[t].next = self.p0[t].val() + self.p0[t - 1].val();
         }
         for t in 0..2 {
             self.p2[t].next = self.p1[t].val();
         }
-        for t in 2..10 {
+        for t in 2..9 {
             self.p2[t].next = self.p1[t].val() + self.p1[t - 2].val();
         }
         for t in 0..4 {
@@ -255,9 +277,7 @@ impl Logic for PlaneCoder {
         for t in 0..8 {
             self.p4[t].next = self.p3[t].val();
         }
-        for t in 8..10 {
-            self.p4[t].next = self.p2[t].val() + self.p2[t - 4].val() + self.p2[t - 8].val();
-        }
+        self.p4[8].next = self.p2[8].val() + self.p2[4].val() + self.p2[0].val();
         for t in 0..9 {
             self.offset_r[t].d.next = self.p4[t].val();
         }
@@ -270,7 +290,7 @@ impl Logic for PlaneCoder {
         self.pos_hold.next = !self.pos_step.val() & !self.reset.val();
         self.pos_sum.next = bits::<11>(0);
         if self.pos_take_sum.val() {
-            self.pos_sum.next = self.p4[9].val();
+            self.pos_sum.next = self.pos_next.val();
         }
         self.pos_kept.next = bits::<11>(0);
         if self.pos_hold.val() {
