@@ -4,10 +4,33 @@
 //! values, DBX prefix sum with its range check, and the ZVC/ZBX expansion of the compacted
 //! nonzeros to their mask positions.
 //!
-//! The block holds its own input flops (loaded by `load`) and is combinational from them to its
-//! outputs, so no combinational path runs through it.
+//! # A pipeline over a held item
+//! `load` captures the item into input flops, which hold it until the next `load`; `age` counts
+//! the cycles since (0 in the first cycle after the load edge). Every step below reads held or
+//! registered values only and ends in flops, so no combinational path runs through the block and
+//! no step holds more than two small adders or about a dozen gate levels; `ready` and
+//! `delta_err` are flops too:
+//!
+//! - ZVC, BX, ZBX (words ready at age [`READY_AGE_CODED`]): cycle 0 counts the zeros of the mask
+//!   in blocks of 8 (`zl_q`, `zt_q`); cycle 1 adds the block prefix, giving each slot's zeros
+//!   before it (`z_q`); cycle 2 runs the compaction network on those shifts (least significant
+//!   bit first, collision-free) and records its per-level moves (`mv_q`); cycle 3 runs the moves
+//!   backwards on the compacted symbols (most significant bit first), which places every nonzero
+//!   at its mask position, and writes the words.
+//! - DBX (words and range check ready at age [`READY_AGE_DBX`]): the deltas go through in four
+//!   groups of 8 words (16 symbols of 16 bits or 8 of 32), one group per cycle: one Sklansky
+//!   prefix level per cycle (`p1_q`…`p4_q`), then the running offset of the earlier groups is
+//!   added (a one-adder loop, `off_q`) and the group's words written; a cycle later its symbols
+//!   are checked: the carry out of `s[k−1] + low(d[k])` is `s[k] < low(d[k])`, and it must equal
+//!   the delta's borrow bit, else the symbol leaves `[0, 2^w)` (FORMAT.md §4.2).
+//! - raw block and pass-through beat: the words load straight from `sym` with the item (ready at
+//!   age 0).
+//!
+//! All arithmetic is on 16-bit slots ("halves"): word `k` is slots `2k` (low) and `2k + 1`;
+//! a 32-bit symbol is two adjacent slots that share its mask bit, so one 64-slot network expands
+//! both widths.
 
-use super::{arr, d};
+use super::{arr, constants, d};
 use rust_hdl::prelude::*;
 
 /// Kind of item the stage holds: the block tags of FORMAT.md §4 (0 ZVC, 1 DBX, 2 BX, 3 ZBX,
@@ -17,10 +40,30 @@ pub const KIND_PASS: u64 = 5;
 pub const PLANES: usize = 33;
 /// Symbol slots of a block (64 for 16-bit symbols).
 pub const SLOTS: usize = 64;
-
-fn rank_constants() -> [Constant<Bits<7>>; SLOTS] {
-    std::array::from_fn(|k| Constant::new((k as u64).into()))
-}
+/// Age (cycles after the load edge) from which a ZVC, BX or ZBX block's words are valid.
+pub const READY_AGE_CODED: u32 = 4;
+/// Age from which a DBX block's words and range check are valid: four groups, each written
+/// after four prefix levels and checked one cycle later (the last group at age 8).
+pub const READY_AGE_DBX: u32 = 9;
+/// Age from which a raw block or pass-through beat is valid (its words load with the item).
+pub const READY_AGE_RAW: u32 = 0;
+/// Age at which the coded (ZVC, BX, ZBX) words are written.
+const WRITE_AGE_CODED: usize = 3;
+/// Age at which DBX group 0 leaves the last prefix level and is written; group `g` at this + g.
+const WRITE_AGE_DBX: usize = 4;
+/// Age at which DBX group 0 is range-checked; group `g` at this + g.
+const CHECK_AGE_DBX: usize = 5;
+// The check follows the write by a cycle, and the last of the four groups is checked one cycle
+// before the ready age.
+const _: () = assert!(CHECK_AGE_DBX == WRITE_AGE_DBX + 1 && READY_AGE_DBX as usize == CHECK_AGE_DBX + 4);
+/// The age counter saturates here (above every ready age).
+const AGE_MAX: u64 = 15;
+/// Block tags (FORMAT.md §4) as the `kind` input carries them.
+const KIND_ZVC: u64 = 0;
+const KIND_DBX: u64 = 1;
+const KIND_ZBX: u64 = 3;
+/// First kind whose words load with the item (raw block, pass-through beat).
+const KIND_RAW: u64 = 4;
 
 hw_block! {
 /// Rebuild stage; see the module docs.
@@ -46,9 +89,12 @@ pub struct BlockRebuild {
     pub mask_lo: Signal<In, Bits<32>> = d(),
     /// DBX base symbol `s[0]` (low w bits).
     pub base: Signal<In, Bits<32>> = d(),
+    /// The held item's words and `delta_err` are valid (from age [`READY_AGE_RAW`],
+    /// [`READY_AGE_CODED`] or [`READY_AGE_DBX`] by kind, until the next `load`).
+    pub ready: Signal<Out, Bit> = d(),
     /// The rebuilt block (or the pass-through beat in words 0–7) as little-endian words.
     pub words: [Signal<Out, Bits<32>>; 32] = arr(),
-    /// The held item is a DBX block with a delta that leaves `[0, 2^w)` (FORMAT.md §4.2).
+    /// With `ready`: the held item is a DBX block with a delta that leaves `[0, 2^w)`.
     pub delta_err: Signal<Out, Bit> = d(),
     kind_q: DFF<Bits<3>> = d(),
     w16_q: DFF<Bit> = d(),
@@ -58,28 +104,141 @@ pub struct BlockRebuild {
     mask_hi_q: DFF<Bits<32>> = d(),
     mask_lo_q: DFF<Bits<32>> = d(),
     base_q: DFF<Bits<32>> = d(),
-    rank_index: [Constant<Bits<7>>; SLOTS] = rank_constants(),
+    age_q: DFF<Bits<4>> = d(),
+    /// Zeros of the mask before each slot within its block of 8.
+    zl_q: [DFF<Bits<3>>; SLOTS] = arr(),
+    /// Zeros of the mask in each block of 8 slots but the last.
+    zt_q: [DFF<Bits<4>>; 7] = arr(),
+    /// Zeros of the mask before each slot: its compaction shift.
+    z_q: [DFF<Bits<6>>; SLOTS] = arr(),
+    /// Compaction moves of level `b` into slots 0–31, bit `x`: the item at `x + 2^b` moved to
+    /// `x`.
+    mv_lo_q: [DFF<Bits<32>>; 6] = arr(),
+    /// The moves of level `b` into slots 32–63 (bit `x − 32`; none into the top `2^b` slots,
+    /// none at all at level 5).
+    mv0_hi_q: DFF<Bits<31>> = d(),
+    mv1_hi_q: DFF<Bits<30>> = d(),
+    mv2_hi_q: DFF<Bits<28>> = d(),
+    mv3_hi_q: DFF<Bits<24>> = d(),
+    mv4_hi_q: DFF<Bits<16>> = d(),
+    /// `ready` and `delta_err` for the next cycle.
+    rdy_q: DFF<Bit> = d(),
+    derr_q: DFF<Bit> = d(),
+    /// DBX group after prefix levels 1–4 (16 slots of 16 bits; a 32-bit symbol in two).
+    p1_q: [DFF<Bits<16>>; 16] = arr(),
+    p2_q: [DFF<Bits<16>>; 16] = arr(),
+    p3_q: [DFF<Bits<16>>; 16] = arr(),
+    p4_q: [DFF<Bits<16>>; 16] = arr(),
+    /// DBX: the last symbol of the previous group.
+    off_q: DFF<Bits<32>> = d(),
+    err_q: DFF<Bit> = d(),
+    words_q: [DFF<Bits<32>>; 32] = arr(),
+    /// Ages at which DBX group `g` is written ([`WRITE_AGE_DBX`] + g) and checked.
+    write_age_group: [Constant<Bits<4>>; 4] = std::array::from_fn(|g| Constant::new(((WRITE_AGE_DBX + g) as u64).into())),
+    check_age_group: [Constant<Bits<4>>; 4] = std::array::from_fn(|g| Constant::new(((CHECK_AGE_DBX + g) as u64).into())),
+    kind_zvc: Constant<Bits<3>> = Constant::new(KIND_ZVC.into()),
+    kind_dbx: Constant<Bits<3>> = Constant::new(KIND_DBX.into()),
+    kind_zbx: Constant<Bits<3>> = Constant::new(KIND_ZBX.into()),
+    kind_raw: Constant<Bits<3>> = Constant::new(KIND_RAW.into()),
+    group_ix: [Constant<Bits<2>>; 4] = constants(1),
+    age_max: Constant<Bits<4>> = Constant::new(AGE_MAX.into()),
+    write_age_coded: Constant<Bits<4>> = Constant::new((WRITE_AGE_CODED as u64).into()),
+    ready_age_coded: Constant<Bits<4>> = Constant::new(u64::from(READY_AGE_CODED).into()),
+    ready_age_dbx: Constant<Bits<4>> = Constant::new(u64::from(READY_AGE_DBX).into()),
     vals: [Signal<Local, Bits<32>>; SLOTS] = arr(),
-    borrow: [Signal<Local, Bit>; SLOTS - 1] = arr(),
-    nz: [Signal<Local, Bit>; SLOTS] = arr(),
-    rank: [Signal<Local, Bits<7>>; SLOTS] = arr(),
-    packed: [Signal<Local, Bits<32>>; SLOTS] = arr(),
-    expanded: [Signal<Local, Bits<32>>; SLOTS] = arr(),
-    run: [Signal<Local, Bits<32>>; SLOTS] = arr(),
-    sum: Signal<Local, Bits<32>> = d(),
-    carry: Signal<Local, Bit> = d(),
-    low: Signal<Local, Bits<32>> = d(),
-    bor: Signal<Local, Bit> = d(),
-    err_l: Signal<Local, Bit> = d(),
-    syms: [Signal<Local, Bits<32>>; SLOTS] = arr(),
-    words_l: [Signal<Local, Bits<32>>; 32] = arr(),
+    borrow: [Signal<Local, Bit>; 32] = arr(),
+    nzh: [Signal<Local, Bit>; SLOTS] = arr(),
+    // zero counts in blocks of 8: inclusive Sklansky levels
+    c0: [Signal<Local, Bits<4>>; 63] = arr(),
+    c1: [Signal<Local, Bits<4>>; 63] = arr(),
+    c2: [Signal<Local, Bits<4>>; 63] = arr(),
+    c3: [Signal<Local, Bits<4>>; 63] = arr(),
+    // block prefix of the zero counts
+    t0: [Signal<Local, Bits<6>>; 7] = arr(),
+    t1: [Signal<Local, Bits<6>>; 7] = arr(),
+    t2: [Signal<Local, Bits<6>>; 7] = arr(),
+    t3: [Signal<Local, Bits<6>>; 7] = arr(),
+    // compaction network: valid and shift of the item at each slot before level b
+    fv0: [Signal<Local, Bit>; SLOTS] = arr(),
+    fv1: [Signal<Local, Bit>; SLOTS] = arr(),
+    fv2: [Signal<Local, Bit>; SLOTS] = arr(),
+    fv3: [Signal<Local, Bit>; SLOTS] = arr(),
+    fv4: [Signal<Local, Bit>; SLOTS] = arr(),
+    fv5: [Signal<Local, Bit>; 32] = arr(),
+    fz0: [Signal<Local, Bits<6>>; SLOTS] = arr(),
+    fz1: [Signal<Local, Bits<5>>; SLOTS] = arr(),
+    fz2: [Signal<Local, Bits<4>>; SLOTS] = arr(),
+    fz3: [Signal<Local, Bits<3>>; SLOTS] = arr(),
+    fz4: [Signal<Local, Bits<2>>; SLOTS] = arr(),
+    fz5: [Signal<Local, Bit>; 32] = arr(),
+    mv: [Signal<Local, Bit>; SLOTS] = arr(),
+    sel6: Signal<Local, Bits<6>> = d(),
+    sel5: Signal<Local, Bits<5>> = d(),
+    sel4: Signal<Local, Bits<4>> = d(),
+    sel3: Signal<Local, Bits<3>> = d(),
+    sel2: Signal<Local, Bits<2>> = d(),
+    mv_lo: Signal<Local, Bits<32>> = d(),
+    mvh31: Signal<Local, Bits<31>> = d(),
+    mvh30: Signal<Local, Bits<30>> = d(),
+    mvh28: Signal<Local, Bits<28>> = d(),
+    mvh24: Signal<Local, Bits<24>> = d(),
+    mvh16: Signal<Local, Bits<16>> = d(),
+    // expansion network: the data after level b (ex6 = compacted input)
+    ex6: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    ex5: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    ex4: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    ex3: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    ex2: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    ex1: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    ex0: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    bxh: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    hv: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    // DBX: element k of the prefix sum (0 the base, k ≥ 1 the delta's low bits)
+    dl16: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    dl32: [Signal<Local, Bits<32>>; 32] = arr(),
+    e16: [Signal<Local, Bits<16>>; 16] = arr(),
+    e32: [Signal<Local, Bits<32>>; 8] = arr(),
+    x16: [Signal<Local, Bits<16>>; 16] = arr(),
+    x32: [Signal<Local, Bits<32>>; 8] = arr(),
+    y16: [Signal<Local, Bits<16>>; 16] = arr(),
+    y32: [Signal<Local, Bits<32>>; 8] = arr(),
+    y1: [Signal<Local, Bits<16>>; 16] = arr(),
+    y2: [Signal<Local, Bits<16>>; 16] = arr(),
+    y3: [Signal<Local, Bits<16>>; 16] = arr(),
+    y4: [Signal<Local, Bits<16>>; 16] = arr(),
+    off_in: Signal<Local, Bits<32>> = d(),
+    s16: [Signal<Local, Bits<16>>; 16] = arr(),
+    s32: [Signal<Local, Bits<32>>; 8] = arr(),
+    gw: [Signal<Local, Bits<32>>; 8] = arr(),
+    // DBX range check: the checked group's words and the deltas' low bits and borrows
+    cl16: [Signal<Local, Bits<16>>; SLOTS] = arr(),
+    cb16: [Signal<Local, Bit>; SLOTS] = arr(),
+    cl32: [Signal<Local, Bits<32>>; 32] = arr(),
+    cb32: [Signal<Local, Bit>; 32] = arr(),
+    kw: [Signal<Local, Bits<32>>; 8] = arr(),
+    kl16: [Signal<Local, Bits<16>>; 16] = arr(),
+    kb16: [Signal<Local, Bit>; 16] = arr(),
+    kl32: [Signal<Local, Bits<32>>; 8] = arr(),
+    kb32: [Signal<Local, Bit>; 8] = arr(),
+    bad: Signal<Local, Bit> = d(),
+    half_a: Signal<Local, Bits<16>> = d(),
+    half_b: Signal<Local, Bits<16>> = d(),
+    cnt4: Signal<Local, Bits<4>> = d(),
+    cnt3: Signal<Local, Bits<3>> = d(),
+    is_dbx: Signal<Local, Bit> = d(),
+    is_expand: Signal<Local, Bit> = d(),
+    is_coded: Signal<Local, Bit> = d(),
+    age_n: Signal<Local, Bits<4>> = d(),
+    kind_n: Signal<Local, Bits<3>> = d(),
+    err_n: Signal<Local, Bit> = d(),
+    ready_n: Signal<Local, Bit> = d(),
 }
 }
 
 impl Logic for BlockRebuild {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, kind_q, w16_q, mask_hi_q, mask_lo_q, base_q);
+        dff_setup!(self, clock, kind_q, w16_q, mask_hi_q, mask_lo_q, base_q, age_q, off_q, err_q, rdy_q, derr_q, mv0_hi_q, mv1_hi_q, mv2_hi_q, mv3_hi_q, mv4_hi_q);
         for j in 0..33 {
             self.hi_q[j].clock.next = self.clock.val();
             self.hi_q[j].d.next = self.hi_q[j].q.val();
@@ -89,9 +248,42 @@ impl Logic for BlockRebuild {
         for i in 0..64 {
             self.sym_q[i].clock.next = self.clock.val();
             self.sym_q[i].d.next = self.sym_q[i].q.val();
+            self.z_q[i].clock.next = self.clock.val();
+            self.zl_q[i].clock.next = self.clock.val();
         }
+        for b in 0..7 {
+            self.zt_q[b].clock.next = self.clock.val();
+        }
+        for b in 0..6 {
+            self.mv_lo_q[b].clock.next = self.clock.val();
+        }
+        for i in 0..16 {
+            self.p1_q[i].clock.next = self.clock.val();
+            self.p2_q[i].clock.next = self.clock.val();
+            self.p3_q[i].clock.next = self.clock.val();
+            self.p4_q[i].clock.next = self.clock.val();
+        }
+        for k in 0..32 {
+            self.words_q[k].clock.next = self.clock.val();
+            self.words_q[k].d.next = self.words_q[k].q.val();
+        }
+        self.is_dbx.next = self.kind_q.q.val() == self.kind_dbx.val();
+        self.is_expand.next = (self.kind_q.q.val() == self.kind_zvc.val()) | (self.kind_q.q.val() == self.kind_zbx.val());
+        self.is_coded.next = (self.kind_q.q.val() < self.kind_raw.val()) & !self.is_dbx.val();
+
+        // ---- the held item and its age
+        self.age_n.next = self.age_q.q.val();
+        if self.age_q.q.val() != self.age_max.val() {
+            self.age_n.next = self.age_q.q.val() + 1;
+        }
+        self.kind_n.next = self.kind_q.q.val();
         if self.load.val() {
-            self.kind_q.d.next = self.kind.val();
+            self.age_n.next = bits::<4>(0);
+            self.kind_n.next = self.kind.val();
+        }
+        self.age_q.d.next = self.age_n.val();
+        self.kind_q.d.next = self.kind_n.val();
+        if self.load.val() {
             self.w16_q.d.next = self.w16.val();
             self.mask_hi_q.d.next = self.mask_hi.val();
             self.mask_lo_q.d.next = self.mask_lo.val();
@@ -116,83 +308,601 @@ impl Logic for BlockRebuild {
             }
             self.borrow[m].next = self.hi_q[32].q.val().get_bit(31 - m);
         }
-        for m in 32..63 {
-            self.borrow[m].next = false;
+
+        // ---- expansion, cycle 0: zeros of the mask per slot (a 32-bit symbol is slots 2i, 2i+1)
+        for i in 0..32 {
+            self.nzh[i].next = self.mask_hi_q.q.val().get_bit(31 - i);
+            self.nzh[i + 32].next = self.mask_lo_q.q.val().get_bit(31 - i);
+        }
+        for i in 0..32 {
+            if !self.w16_q.q.val() {
+                self.nzh[2 * i].next = self.mask_hi_q.q.val().get_bit(31 - i);
+                self.nzh[2 * i + 1].next = self.mask_hi_q.q.val().get_bit(31 - i);
+            }
+        }
+        // (the last slot's own zero and the last block's total are never needed)
+        for i in 0..63 {
+            self.c0[i].next = bits::<4>(0);
+            if !self.nzh[i].val() {
+                self.c0[i].next = bits::<4>(1);
+            }
+        }
+        for b in 0..31 {
+            self.c1[2 * b].next = self.c0[2 * b].val();
+            self.c1[2 * b + 1].next = self.c0[2 * b + 1].val() + self.c0[2 * b].val();
+        }
+        self.c1[62].next = self.c0[62].val();
+        for b in 0..15 {
+            for t in 0..2 {
+                self.c2[4 * b + t].next = self.c1[4 * b + t].val();
+                self.c2[4 * b + 2 + t].next = self.c1[4 * b + 2 + t].val() + self.c1[4 * b + 1].val();
+            }
+        }
+        self.c2[60].next = self.c1[60].val();
+        self.c2[61].next = self.c1[61].val();
+        self.c2[62].next = self.c1[62].val() + self.c1[61].val();
+        for b in 0..7 {
+            for t in 0..4 {
+                self.c3[8 * b + t].next = self.c2[8 * b + t].val();
+                self.c3[8 * b + 4 + t].next = self.c2[8 * b + 4 + t].val() + self.c2[8 * b + 3].val();
+            }
+        }
+        for t in 0..4 {
+            self.c3[56 + t].next = self.c2[56 + t].val();
+        }
+        for t in 0..3 {
+            self.c3[60 + t].next = self.c2[60 + t].val() + self.c2[59].val();
+        }
+        for b in 0..8 {
+            self.zl_q[8 * b].d.next = bits::<3>(0);
+            for t in 1..8 {
+                self.cnt4.next = self.c3[8 * b + t - 1].val();
+                self.zl_q[8 * b + t].d.next = bit_cast::<3, 4>(self.cnt4.val());
+            }
+        }
+        for b in 0..7 {
+            self.zt_q[b].d.next = self.c3[8 * b + 7].val();
         }
 
-        // ---- expansion (ZVC, ZBX): symbol i is the rank(i)-th compacted nonzero if its mask
-        // bit is set; rank(i) = mask bits set before i.
-        for i in 0..32 {
-            self.nz[i].next = self.mask_hi_q.q.val().get_bit(31 - i);
-            self.nz[i + 32].next = self.mask_lo_q.q.val().get_bit(31 - i);
+        // ---- expansion, cycle 1: the block prefix added: zeros before each slot
+        for b in 0..7 {
+            self.cnt4.next = self.zt_q[b].q.val();
+            self.t0[b].next = bit_cast::<6, 4>(self.cnt4.val());
         }
-        self.rank[0].next = bits::<7>(0);
-        for i in 1..64 {
-            self.rank[i].next = self.rank[i - 1].val();
-            if self.nz[i - 1].val() {
-                self.rank[i].next = self.rank[i - 1].val() + 1;
+        for b in 0..3 {
+            self.t1[2 * b].next = self.t0[2 * b].val();
+            self.t1[2 * b + 1].next = self.t0[2 * b + 1].val() + self.t0[2 * b].val();
+        }
+        self.t1[6].next = self.t0[6].val();
+        self.t2[0].next = self.t1[0].val();
+        self.t2[1].next = self.t1[1].val();
+        self.t2[2].next = self.t1[2].val() + self.t1[1].val();
+        self.t2[3].next = self.t1[3].val() + self.t1[1].val();
+        self.t2[4].next = self.t1[4].val();
+        self.t2[5].next = self.t1[5].val();
+        self.t2[6].next = self.t1[6].val() + self.t1[5].val();
+        for t in 0..4 {
+            self.t3[t].next = self.t2[t].val();
+        }
+        for t in 0..3 {
+            self.t3[4 + t].next = self.t2[4 + t].val() + self.t2[3].val();
+        }
+        for t in 0..8 {
+            self.cnt3.next = self.zl_q[t].q.val();
+            self.z_q[t].d.next = bit_cast::<6, 3>(self.cnt3.val());
+        }
+        for b in 1..8 {
+            for t in 0..8 {
+                self.cnt3.next = self.zl_q[8 * b + t].q.val();
+                self.z_q[8 * b + t].d.next = self.t3[b - 1].val() + bit_cast::<6, 3>(self.cnt3.val());
             }
         }
-        for i in 0..64 {
-            self.packed[i].next = self.vals[i].val();
-            if self.kind_q.q.val() == 0 {
-                self.packed[i].next = self.sym_q[i].q.val();
+
+        // ---- expansion, cycle 2: compaction network, least significant shift bit first (the
+        // item at slot x + 2^b moves to x if bit b of its shift is set; level b keeps the shift
+        // bits b… only); the moves of each level registered.
+        for x in 0..64 {
+            self.fv0[x].next = self.nzh[x].val();
+            self.fz0[x].next = self.z_q[x].q.val();
+        }
+        for x in 0..63 {
+            self.mv[x].next = self.fv0[x + 1].val() & self.fz0[x + 1].val().get_bit(0);
+        }
+        for x in 63..64 {
+            self.mv[x].next = false;
+        }
+        for x in 0..64 {
+            self.fv1[x].next = self.mv[x].val() | (self.fv0[x].val() & !self.fz0[x].val().get_bit(0));
+        }
+        for x in 0..63 {
+            self.sel6.next = self.fz0[x].val();
+            if self.mv[x].val() {
+                self.sel6.next = self.fz0[x + 1].val();
+            }
+            self.fz1[x].next = bit_cast::<5, 6>(self.sel6.val() >> 1);
+        }
+        for x in 63..64 {
+            self.sel6.next = self.fz0[x].val();
+            self.fz1[x].next = bit_cast::<5, 6>(self.sel6.val() >> 1);
+        }
+        self.mv_lo.next = bits::<32>(0);
+        for x in 0..32 {
+            self.mv_lo.next = self.mv_lo.val().replace_bit(x, self.mv[x].val());
+        }
+        self.mvh31.next = bits::<31>(0);
+        for x in 0..31 {
+            self.mvh31.next = self.mvh31.val().replace_bit(x, self.mv[x + 32].val());
+        }
+        self.mv_lo_q[0].d.next = self.mv_lo.val();
+        self.mv0_hi_q.d.next = self.mvh31.val();
+        for x in 0..62 {
+            self.mv[x].next = self.fv1[x + 2].val() & self.fz1[x + 2].val().get_bit(0);
+        }
+        for x in 62..64 {
+            self.mv[x].next = false;
+        }
+        for x in 0..64 {
+            self.fv2[x].next = self.mv[x].val() | (self.fv1[x].val() & !self.fz1[x].val().get_bit(0));
+        }
+        for x in 0..62 {
+            self.sel5.next = self.fz1[x].val();
+            if self.mv[x].val() {
+                self.sel5.next = self.fz1[x + 2].val();
+            }
+            self.fz2[x].next = bit_cast::<4, 5>(self.sel5.val() >> 1);
+        }
+        for x in 62..64 {
+            self.sel5.next = self.fz1[x].val();
+            self.fz2[x].next = bit_cast::<4, 5>(self.sel5.val() >> 1);
+        }
+        self.mv_lo.next = bits::<32>(0);
+        for x in 0..32 {
+            self.mv_lo.next = self.mv_lo.val().replace_bit(x, self.mv[x].val());
+        }
+        self.mvh30.next = bits::<30>(0);
+        for x in 0..30 {
+            self.mvh30.next = self.mvh30.val().replace_bit(x, self.mv[x + 32].val());
+        }
+        self.mv_lo_q[1].d.next = self.mv_lo.val();
+        self.mv1_hi_q.d.next = self.mvh30.val();
+        for x in 0..60 {
+            self.mv[x].next = self.fv2[x + 4].val() & self.fz2[x + 4].val().get_bit(0);
+        }
+        for x in 60..64 {
+            self.mv[x].next = false;
+        }
+        for x in 0..64 {
+            self.fv3[x].next = self.mv[x].val() | (self.fv2[x].val() & !self.fz2[x].val().get_bit(0));
+        }
+        for x in 0..60 {
+            self.sel4.next = self.fz2[x].val();
+            if self.mv[x].val() {
+                self.sel4.next = self.fz2[x + 4].val();
+            }
+            self.fz3[x].next = bit_cast::<3, 4>(self.sel4.val() >> 1);
+        }
+        for x in 60..64 {
+            self.sel4.next = self.fz2[x].val();
+            self.fz3[x].next = bit_cast::<3, 4>(self.sel4.val() >> 1);
+        }
+        self.mv_lo.next = bits::<32>(0);
+        for x in 0..32 {
+            self.mv_lo.next = self.mv_lo.val().replace_bit(x, self.mv[x].val());
+        }
+        self.mvh28.next = bits::<28>(0);
+        for x in 0..28 {
+            self.mvh28.next = self.mvh28.val().replace_bit(x, self.mv[x + 32].val());
+        }
+        self.mv_lo_q[2].d.next = self.mv_lo.val();
+        self.mv2_hi_q.d.next = self.mvh28.val();
+        for x in 0..56 {
+            self.mv[x].next = self.fv3[x + 8].val() & self.fz3[x + 8].val().get_bit(0);
+        }
+        for x in 56..64 {
+            self.mv[x].next = false;
+        }
+        for x in 0..64 {
+            self.fv4[x].next = self.mv[x].val() | (self.fv3[x].val() & !self.fz3[x].val().get_bit(0));
+        }
+        for x in 0..56 {
+            self.sel3.next = self.fz3[x].val();
+            if self.mv[x].val() {
+                self.sel3.next = self.fz3[x + 8].val();
+            }
+            self.fz4[x].next = bit_cast::<2, 3>(self.sel3.val() >> 1);
+        }
+        for x in 56..64 {
+            self.sel3.next = self.fz3[x].val();
+            self.fz4[x].next = bit_cast::<2, 3>(self.sel3.val() >> 1);
+        }
+        self.mv_lo.next = bits::<32>(0);
+        for x in 0..32 {
+            self.mv_lo.next = self.mv_lo.val().replace_bit(x, self.mv[x].val());
+        }
+        self.mvh24.next = bits::<24>(0);
+        for x in 0..24 {
+            self.mvh24.next = self.mvh24.val().replace_bit(x, self.mv[x + 32].val());
+        }
+        self.mv_lo_q[3].d.next = self.mv_lo.val();
+        self.mv3_hi_q.d.next = self.mvh24.val();
+        for x in 0..48 {
+            self.mv[x].next = self.fv4[x + 16].val() & self.fz4[x + 16].val().get_bit(0);
+        }
+        for x in 48..64 {
+            self.mv[x].next = false;
+        }
+        // level 5 moves into slots 0–31 only: only slots 32–63 (index x − 32) and shift bit 5 matter
+        for x in 32..64 {
+            self.fv5[x - 32].next = self.mv[x].val() | (self.fv4[x].val() & !self.fz4[x].val().get_bit(0));
+        }
+        for x in 32..48 {
+            self.sel2.next = self.fz4[x].val();
+            if self.mv[x].val() {
+                self.sel2.next = self.fz4[x + 16].val();
+            }
+            self.fz5[x - 32].next = self.sel2.val().get_bit(1);
+        }
+        for x in 48..64 {
+            self.fz5[x - 32].next = self.fz4[x].val().get_bit(1);
+        }
+        self.mv_lo.next = bits::<32>(0);
+        for x in 0..32 {
+            self.mv_lo.next = self.mv_lo.val().replace_bit(x, self.mv[x].val());
+        }
+        self.mvh16.next = bits::<16>(0);
+        for x in 0..16 {
+            self.mvh16.next = self.mvh16.val().replace_bit(x, self.mv[x + 32].val());
+        }
+        self.mv_lo_q[4].d.next = self.mv_lo.val();
+        self.mv4_hi_q.d.next = self.mvh16.val();
+        for x in 0..32 {
+            self.mv[x].next = self.fv5[x].val() & self.fz5[x].val();
+        }
+        self.mv_lo.next = bits::<32>(0);
+        for x in 0..32 {
+            self.mv_lo.next = self.mv_lo.val().replace_bit(x, self.mv[x].val());
+        }
+        self.mv_lo_q[5].d.next = self.mv_lo.val();
+
+        // ---- expansion, cycle 3: the moves backwards on the compacted symbols
+        for h in 0..32 {
+            self.ex6[2 * h].next = self.vals[2 * h].val().get_bits::<16>(0);
+            self.ex6[2 * h + 1].next = self.vals[2 * h + 1].val().get_bits::<16>(0);
+            if self.kind_q.q.val() == self.kind_zvc.val() {
+                self.ex6[2 * h].next = self.sym_q[2 * h].q.val().get_bits::<16>(0);
+                self.ex6[2 * h + 1].next = self.sym_q[2 * h + 1].q.val().get_bits::<16>(0);
+            }
+            if !self.w16_q.q.val() {
+                self.ex6[2 * h].next = self.vals[h].val().get_bits::<16>(0);
+                self.ex6[2 * h + 1].next = self.vals[h].val().get_bits::<16>(16);
+                if self.kind_q.q.val() == self.kind_zvc.val() {
+                    self.ex6[2 * h].next = self.sym_q[h].q.val().get_bits::<16>(0);
+                    self.ex6[2 * h + 1].next = self.sym_q[h].q.val().get_bits::<16>(16);
+                }
+            }
+            self.bxh[2 * h].next = self.vals[2 * h].val().get_bits::<16>(0);
+            self.bxh[2 * h + 1].next = self.vals[2 * h + 1].val().get_bits::<16>(0);
+            if !self.w16_q.q.val() {
+                self.bxh[2 * h].next = self.vals[h].val().get_bits::<16>(0);
+                self.bxh[2 * h + 1].next = self.vals[h].val().get_bits::<16>(16);
             }
         }
-        for i in 0..64 {
-            self.expanded[i].next = bits::<32>(0);
-            if self.nz[i].val() {
-                for r in 0..64 {
-                    if self.rank[i].val() == self.rank_index[r].val() {
-                        self.expanded[i].next = self.packed[r].val();
-                    }
+        for q in 0..64 {
+            self.ex5[q].next = self.ex6[q].val();
+        }
+        for q in 32..64 {
+            if self.mv_lo_q[5].q.val().get_bit(q - 32) {
+                self.ex5[q].next = self.ex6[q - 32].val();
+            }
+        }
+        for q in 0..64 {
+            self.ex4[q].next = self.ex5[q].val();
+        }
+        for q in 16..48 {
+            if self.mv_lo_q[4].q.val().get_bit(q - 16) {
+                self.ex4[q].next = self.ex5[q - 16].val();
+            }
+        }
+        for q in 48..64 {
+            if self.mv4_hi_q.q.val().get_bit(q - 48) {
+                self.ex4[q].next = self.ex5[q - 16].val();
+            }
+        }
+        for q in 0..64 {
+            self.ex3[q].next = self.ex4[q].val();
+        }
+        for q in 8..40 {
+            if self.mv_lo_q[3].q.val().get_bit(q - 8) {
+                self.ex3[q].next = self.ex4[q - 8].val();
+            }
+        }
+        for q in 40..64 {
+            if self.mv3_hi_q.q.val().get_bit(q - 40) {
+                self.ex3[q].next = self.ex4[q - 8].val();
+            }
+        }
+        for q in 0..64 {
+            self.ex2[q].next = self.ex3[q].val();
+        }
+        for q in 4..36 {
+            if self.mv_lo_q[2].q.val().get_bit(q - 4) {
+                self.ex2[q].next = self.ex3[q - 4].val();
+            }
+        }
+        for q in 36..64 {
+            if self.mv2_hi_q.q.val().get_bit(q - 36) {
+                self.ex2[q].next = self.ex3[q - 4].val();
+            }
+        }
+        for q in 0..64 {
+            self.ex1[q].next = self.ex2[q].val();
+        }
+        for q in 2..34 {
+            if self.mv_lo_q[1].q.val().get_bit(q - 2) {
+                self.ex1[q].next = self.ex2[q - 2].val();
+            }
+        }
+        for q in 34..64 {
+            if self.mv1_hi_q.q.val().get_bit(q - 34) {
+                self.ex1[q].next = self.ex2[q - 2].val();
+            }
+        }
+        for q in 0..64 {
+            self.ex0[q].next = self.ex1[q].val();
+        }
+        for q in 1..33 {
+            if self.mv_lo_q[0].q.val().get_bit(q - 1) {
+                self.ex0[q].next = self.ex1[q - 1].val();
+            }
+        }
+        for q in 33..64 {
+            if self.mv0_hi_q.q.val().get_bit(q - 33) {
+                self.ex0[q].next = self.ex1[q - 1].val();
+            }
+        }
+        for h in 0..64 {
+            self.hv[h].next = self.bxh[h].val();
+            if self.is_expand.val() {
+                self.hv[h].next = bits::<16>(0);
+                if self.nzh[h].val() {
+                    self.hv[h].next = self.ex0[h].val();
                 }
             }
         }
 
-        // ---- DBX: s[k] = s[k−1] + d[k]; the borrow (bit w of the delta) must equal the carry
-        // out of the w-bit sum, else the symbol leaves [0, 2^w).
-        self.run[0].next = self.base_q.q.val();
-        self.err_l.next = false;
+        // ---- DBX, the prefix: group (age mod 4) through four Sklansky levels, one per cycle
+        self.dl16[0].next = self.base_q.q.val().get_bits::<16>(0);
+        self.dl32[0].next = self.base_q.q.val();
         for k in 1..64 {
-            self.low.next = self.vals[k - 1].val();
-            self.bor.next = self.borrow[k - 1].val();
-            if self.w16_q.q.val() {
-                self.low.next = self.vals[k - 1].val() & 0xFFFF;
-                self.bor.next = self.vals[k - 1].val().get_bit(16);
+            self.dl16[k].next = self.vals[k - 1].val().get_bits::<16>(0);
+        }
+        for k in 1..32 {
+            self.dl32[k].next = self.vals[k - 1].val();
+        }
+        for j in 0..16 {
+            self.e16[j].next = bits::<16>(0);
+        }
+        for j in 0..8 {
+            self.e32[j].next = bits::<32>(0);
+        }
+        for g in 0..4 {
+            if self.age_q.q.val().get_bits::<2>(0) == self.group_ix[g].val() {
+                for j in 0..16 {
+                    self.e16[j].next = self.dl16[16 * g + j].val();
+                }
+                for j in 0..8 {
+                    self.e32[j].next = self.dl32[8 * g + j].val();
+                }
             }
-            self.sum.next = self.run[k - 1].val() + self.low.val();
-            self.carry.next = self.sum.val() < self.run[k - 1].val();
-            self.run[k].next = self.sum.val();
-            if self.w16_q.q.val() {
-                self.carry.next = self.sum.val().get_bit(16);
-                self.run[k].next = self.sum.val() & 0xFFFF;
+        }
+        for j in 0..16 {
+            self.x16[j].next = self.e16[j].val();
+        }
+        for j in 0..8 {
+            self.x32[j].next = self.e32[j].val();
+        }
+        for b in 0..8 {
+            for t in 0..1 {
+                self.y16[2 * b + t].next = self.x16[2 * b + t].val();
+                self.y16[2 * b + 1 + t].next = self.x16[2 * b + 1 + t].val() + self.x16[2 * b + 0].val();
             }
-            if (self.carry.val() != self.bor.val()) & (self.w16_q.q.val() | (k < 32)) {
-                self.err_l.next = true;
+        }
+        for b in 0..4 {
+            for t in 0..1 {
+                self.y32[2 * b + t].next = self.x32[2 * b + t].val();
+                self.y32[2 * b + 1 + t].next = self.x32[2 * b + 1 + t].val() + self.x32[2 * b + 0].val();
+            }
+        }
+        for j in 0..8 {
+            self.y1[2 * j].next = self.y32[j].val().get_bits::<16>(0);
+            self.y1[2 * j + 1].next = self.y32[j].val().get_bits::<16>(16);
+            if self.w16_q.q.val() {
+                self.y1[2 * j].next = self.y16[2 * j].val();
+                self.y1[2 * j + 1].next = self.y16[2 * j + 1].val();
+            }
+        }
+        for j in 0..16 {
+            self.p1_q[j].d.next = self.y1[j].val();
+            self.x16[j].next = self.p1_q[j].q.val();
+        }
+        for j in 0..8 {
+            self.half_a.next = self.p1_q[2 * j + 1].q.val();
+            self.half_b.next = self.p1_q[2 * j].q.val();
+            self.x32[j].next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
+        }
+        for b in 0..4 {
+            for t in 0..2 {
+                self.y16[4 * b + t].next = self.x16[4 * b + t].val();
+                self.y16[4 * b + 2 + t].next = self.x16[4 * b + 2 + t].val() + self.x16[4 * b + 1].val();
+            }
+        }
+        for b in 0..2 {
+            for t in 0..2 {
+                self.y32[4 * b + t].next = self.x32[4 * b + t].val();
+                self.y32[4 * b + 2 + t].next = self.x32[4 * b + 2 + t].val() + self.x32[4 * b + 1].val();
+            }
+        }
+        for j in 0..8 {
+            self.y2[2 * j].next = self.y32[j].val().get_bits::<16>(0);
+            self.y2[2 * j + 1].next = self.y32[j].val().get_bits::<16>(16);
+            if self.w16_q.q.val() {
+                self.y2[2 * j].next = self.y16[2 * j].val();
+                self.y2[2 * j + 1].next = self.y16[2 * j + 1].val();
+            }
+        }
+        for j in 0..16 {
+            self.p2_q[j].d.next = self.y2[j].val();
+            self.x16[j].next = self.p2_q[j].q.val();
+        }
+        for j in 0..8 {
+            self.half_a.next = self.p2_q[2 * j + 1].q.val();
+            self.half_b.next = self.p2_q[2 * j].q.val();
+            self.x32[j].next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
+        }
+        for b in 0..2 {
+            for t in 0..4 {
+                self.y16[8 * b + t].next = self.x16[8 * b + t].val();
+                self.y16[8 * b + 4 + t].next = self.x16[8 * b + 4 + t].val() + self.x16[8 * b + 3].val();
+            }
+        }
+        for b in 0..1 {
+            for t in 0..4 {
+                self.y32[8 * b + t].next = self.x32[8 * b + t].val();
+                self.y32[8 * b + 4 + t].next = self.x32[8 * b + 4 + t].val() + self.x32[8 * b + 3].val();
+            }
+        }
+        for j in 0..8 {
+            self.y3[2 * j].next = self.y32[j].val().get_bits::<16>(0);
+            self.y3[2 * j + 1].next = self.y32[j].val().get_bits::<16>(16);
+            if self.w16_q.q.val() {
+                self.y3[2 * j].next = self.y16[2 * j].val();
+                self.y3[2 * j + 1].next = self.y16[2 * j + 1].val();
+            }
+        }
+        for j in 0..16 {
+            self.p3_q[j].d.next = self.y3[j].val();
+        }
+        // level 4 exists for 16-bit symbols only (8 symbols of 32 bits need three)
+        for j in 0..8 {
+            self.y4[j].next = self.p3_q[j].q.val();
+            self.y4[8 + j].next = self.p3_q[8 + j].q.val();
+            if self.w16_q.q.val() {
+                self.y4[8 + j].next = self.p3_q[8 + j].q.val() + self.p3_q[7].q.val();
+            }
+        }
+        for j in 0..16 {
+            self.p4_q[j].d.next = self.y4[j].val();
+        }
+
+        // ---- DBX, the running offset and the group's words
+        self.off_in.next = self.off_q.q.val();
+        if self.age_q.q.val() == self.write_age_group[0].val() {
+            self.off_in.next = bits::<32>(0);
+        }
+        for j in 0..16 {
+            self.s16[j].next = self.off_in.val().get_bits::<16>(0) + self.p4_q[j].q.val();
+        }
+        for j in 0..8 {
+            self.half_a.next = self.p4_q[2 * j + 1].q.val();
+            self.half_b.next = self.p4_q[2 * j].q.val();
+            self.s32[j].next = self.off_in.val() + ((bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val()));
+            self.gw[j].next = self.s32[j].val();
+            if self.w16_q.q.val() {
+                self.half_a.next = self.s16[2 * j + 1].val();
+                self.half_b.next = self.s16[2 * j].val();
+                self.gw[j].next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
+            }
+        }
+        self.off_q.d.next = self.s32[7].val();
+        if self.w16_q.q.val() {
+            self.off_q.d.next = bit_cast::<32, 16>(self.s16[15].val());
+        }
+
+        // ---- words: raw and pass-through with the item, coded at one age, DBX by group
+        for k in 0..32 {
+            if self.is_coded.val() & (self.age_q.q.val() == self.write_age_coded.val()) {
+                self.half_a.next = self.hv[2 * k + 1].val();
+                self.half_b.next = self.hv[2 * k].val();
+                self.words_q[k].d.next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
+            }
+            if self.is_dbx.val() & (self.age_q.q.val() == self.write_age_group[k / 8].val()) {
+                self.words_q[k].d.next = self.gw[k % 8].val();
+            }
+            if self.load.val() & (self.kind.val() >= self.kind_raw.val()) {
+                self.words_q[k].d.next = self.sym[k].val();
             }
         }
 
-        // ---- the block's symbols by kind, then its words
-        for i in 0..64 {
-            self.syms[i].next = self.vals[i].val();
-            if (self.kind_q.q.val() == 0) | (self.kind_q.q.val() == 3) {
-                self.syms[i].next = self.expanded[i].val();
-            }
-            if self.kind_q.q.val() == 1 {
-                self.syms[i].next = self.run[i].val();
+        // ---- DBX, the range check of the group written a cycle earlier
+        for k in 0..64 {
+            self.cl16[k].next = bits::<16>(0);
+            self.cb16[k].next = false;
+        }
+        for k in 1..64 {
+            self.cl16[k].next = self.vals[k - 1].val().get_bits::<16>(0);
+            self.cb16[k].next = self.vals[k - 1].val().get_bit(16);
+        }
+        self.cl32[0].next = bits::<32>(0);
+        self.cb32[0].next = false;
+        for k in 1..32 {
+            self.cl32[k].next = self.vals[k - 1].val();
+            self.cb32[k].next = self.borrow[k - 1].val();
+        }
+        for j in 0..8 {
+            self.kw[j].next = bits::<32>(0);
+            self.kl32[j].next = bits::<32>(0);
+            self.kb32[j].next = false;
+        }
+        for j in 0..16 {
+            self.kl16[j].next = bits::<16>(0);
+            self.kb16[j].next = false;
+        }
+        for g in 0..4 {
+            if self.age_q.q.val() == self.check_age_group[g].val() {
+                for j in 0..8 {
+                    self.kw[j].next = self.words_q[8 * g + j].q.val();
+                    self.kl32[j].next = self.cl32[8 * g + j].val();
+                    self.kb32[j].next = self.cb32[8 * g + j].val();
+                }
+                for j in 0..16 {
+                    self.kl16[j].next = self.cl16[16 * g + j].val();
+                    self.kb16[j].next = self.cb16[16 * g + j].val();
+                }
             }
         }
-        for k in 0..32 {
-            self.words_l[k].next = self.syms[k].val();
+        self.bad.next = false;
+        for j in 0..8 {
             if self.w16_q.q.val() {
-                self.words_l[k].next = (self.syms[2 * k].val() & 0xFFFF) | (self.syms[2 * k + 1].val() << 16);
+                if (self.kw[j].val().get_bits::<16>(0) < self.kl16[2 * j].val()) != self.kb16[2 * j].val() {
+                    self.bad.next = true;
+                }
+                if (self.kw[j].val().get_bits::<16>(16) < self.kl16[2 * j + 1].val()) != self.kb16[2 * j + 1].val() {
+                    self.bad.next = true;
+                }
+            } else if (self.kw[j].val() < self.kl32[j].val()) != self.kb32[j].val() {
+                self.bad.next = true;
             }
-            if self.kind_q.q.val() >= 4 {
-                self.words_l[k].next = self.sym_q[k].q.val();
-            }
-            self.words[k].next = self.words_l[k].val();
         }
-        self.delta_err.next = self.err_l.val() & (self.kind_q.q.val() == 1);
+        self.err_n.next = self.err_q.q.val() | (self.bad.val() & self.is_dbx.val());
+        if self.load.val() {
+            self.err_n.next = false;
+        }
+        self.err_q.d.next = self.err_n.val();
+
+        // ---- outputs, registered: next cycle's readiness from next cycle's kind and age
+        self.ready_n.next = self.kind_n.val() >= self.kind_raw.val();
+        if (self.kind_n.val() < self.kind_raw.val()) & (self.kind_n.val() != self.kind_dbx.val()) & (self.age_n.val() >= self.ready_age_coded.val()) {
+            self.ready_n.next = true;
+        }
+        if (self.kind_n.val() == self.kind_dbx.val()) & (self.age_n.val() >= self.ready_age_dbx.val()) {
+            self.ready_n.next = true;
+        }
+        self.rdy_q.d.next = self.ready_n.val();
+        self.derr_q.d.next = self.err_n.val() & (self.kind_n.val() == self.kind_dbx.val()) & self.ready_n.val();
+        self.ready.next = self.rdy_q.q.val();
+        self.delta_err.next = self.derr_q.q.val();
+        for k in 0..32 {
+            self.words[k].next = self.words_q[k].q.val();
+        }
     }
 }

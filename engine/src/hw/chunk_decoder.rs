@@ -131,7 +131,8 @@ pub struct ChunkDecoder {
     s_raw_block: Constant<Bits<4>> = Constant::new(8u64.into()),
     /// Loop state 9: handing the decoded block to the rebuild stage.
     s_push: Constant<Bits<4>> = Constant::new(9u64.into()),
-    /// Loop state 10: one cycle for the rebuild stage's DBX range check.
+    /// Loop state 10: waiting for the rebuild stage's DBX range check (ready at its age
+    /// [`READY_AGE_DBX`](super::block_rebuild::READY_AGE_DBX)).
     s_delta_check: Constant<Bits<4>> = Constant::new(10u64.into()),
     /// Loop state 11: checking the chunk's padding bits.
     s_padding: Constant<Bits<4>> = Constant::new(11u64.into()),
@@ -420,7 +421,7 @@ impl Logic for ChunkDecoder {
         self.job_last_beat.next = bit_cast::<2, 8>((self.job_keep.q.val() - 1) >> 5);
         self.job_fin.next = self.job_valid.q.val() & self.out_free.val() & (self.job_beat.q.val() == self.job_last_beat.val());
         self.job_free.next = !self.job_valid.q.val() | self.job_fin.val();
-        self.rb_move.next = self.rb_valid.q.val() & self.job_free.val() & !self.rebuild.delta_err.val();
+        self.rb_move.next = self.rb_valid.q.val() & self.rebuild.ready.val() & self.job_free.val() & !self.rebuild.delta_err.val();
         self.rb_free.next = !self.rb_valid.q.val() | self.rb_move.val();
 
         // ---- the window's head: three words, the first limited to the chunk body
@@ -1285,13 +1286,15 @@ impl Logic for ChunkDecoder {
                 }
             }
         } else if self.st.q.val() == self.s_delta_check.val() {
-            self.st_n.next = self.s_tag.val();
-            if !self.cbytes_left.q.val().any() {
-                self.st_n.next = self.s_padding.val();
-            }
-            if self.rebuild.delta_err.val() & self.rb_valid.q.val() {
-                self.fail.next = true;
-                self.fail_class.next = self.c_delta.val();
+            if self.rebuild.ready.val() {
+                self.st_n.next = self.s_tag.val();
+                if !self.cbytes_left.q.val().any() {
+                    self.st_n.next = self.s_padding.val();
+                }
+                if self.rebuild.delta_err.val() & self.rb_valid.q.val() {
+                    self.fail.next = true;
+                    self.fail_class.next = self.c_delta.val();
+                }
             }
         } else if self.st.q.val() == self.s_padding.val() {
             if self.body_left.q.val() >= 8 {

@@ -5,6 +5,7 @@
 //! model, [`h2d_latency_cycles`], and the FORMAT.md §9 error numbering of its error output.
 
 use super::decompressor_lane::DecompressorLane;
+use super::block_rebuild::{READY_AGE_CODED, READY_AGE_DBX};
 use crate::golden::block::plane_cases;
 use crate::golden::chunk::HEADER_BYTES;
 use crate::golden::{BLOCK_BYTES, CHUNK_BYTES, DecodeError, SymbolWidth, Tag, block_sizes, encode_stream};
@@ -408,10 +409,20 @@ pub struct H2dWork {
     pub plane_code_cycles: usize,
     /// 64-bit groups of ZVC nonzero symbols (⌈n / (64 / w)⌉ per ZVC block).
     pub zvc_symbol_groups: usize,
-    /// Σ over blocks of the writer cycles (one per 32 bytes) not covered by the block's loop
-    /// cycles: where blocks decode faster than they can be written.
+    /// Σ over blocks of the writer cycles (one per 32 bytes) or rebuild-stage cycles (a ZVC, BX
+    /// or ZBX block holds it [`REBUILD_HOLD_CODED_CYCLES`]) not covered by the block's loop
+    /// cycles: where blocks decode faster than they can be rebuilt or written.
     pub writer_excess_cycles: usize,
+    /// Cycles the last block's rebuild adds to the tail beyond a raw block's: a ZVC, BX or ZBX
+    /// block's words are ready [`READY_AGE_CODED`] cycles later (a DBX block's wait is in its
+    /// loop cycles).
+    pub tail_rebuild_cycles: usize,
 }
+
+/// Cycles a ZVC, BX or ZBX block holds the rebuild stage: the hand-off and its ready age.
+pub const REBUILD_HOLD_CODED_CYCLES: usize = 1 + READY_AGE_CODED as usize;
+/// Loop cycles a DBX block waits after its hand-off for the range check.
+pub const DBX_CHECK_CYCLES: usize = 1 + READY_AGE_DBX as usize;
 
 /// Loop cycles a block spends beyond its fields: its tag and its hand-off to the rebuild stage.
 pub const BLOCK_OVERHEAD_CYCLES: u64 = 2;
@@ -461,13 +472,15 @@ impl H2dWork {
                         work.zvc_symbol_groups += groups;
                         1 + groups
                     }
-                    Tag::Dbx => 2 + code_cycles,
+                    Tag::Dbx => 1 + DBX_CHECK_CYCLES + code_cycles,
                     Tag::Bx => code_cycles,
                     Tag::Zbx => 1 + code_cycles,
                     Tag::Raw => RAW_BLOCK_BEATS,
                 };
                 let writes = b.len().div_ceil(BEAT_BYTES);
-                work.writer_excess_cycles += writes.saturating_sub(fields + BLOCK_OVERHEAD_CYCLES as usize);
+                let hold = if matches!(tag, Tag::Zvc | Tag::Bx | Tag::Zbx) { REBUILD_HOLD_CODED_CYCLES } else { 0 };
+                work.writer_excess_cycles += writes.max(hold).saturating_sub(fields + BLOCK_OVERHEAD_CYCLES as usize);
+                work.tail_rebuild_cycles = if hold > 0 { READY_AGE_CODED as usize } else { 0 };
             }
         }
         work
@@ -485,7 +498,7 @@ const RAW_BLOCK_BEATS: usize = BLOCK_BYTES / BEAT_BYTES;
 /// the stream decoded by a single [`ChunkDecoder`](super::chunk_decoder::ChunkDecoder)): the decode
 /// loop's cycles, one field (or three plane codes) per cycle, from the transfer's sizes and code
 /// counts. A block costs its fields (ZVC: mask + symbol groups; DBX: base + ⌈codes / 3⌉ + the
-/// range-check cycle; BX: ⌈codes / 3⌉; ZBX: mask + ⌈codes / 3⌉; raw: 4) plus tag and hand-off, or its writes where those
+/// range-check wait, [`DBX_CHECK_CYCLES`]; BX: ⌈codes / 3⌉; ZBX: mask + ⌈codes / 3⌉; raw: 4) plus tag and hand-off, or its writes or rebuild hold where those
 /// take longer; a compressed chunk adds header and padding check, a raw chunk its header and
 /// [`RAW_BEAT_CYCLES`] per 32 bytes. The lane's figure, with its contexts side by side, is
 /// [`h2d_lane_latency_cycles`], built on this one per chunk.
@@ -494,10 +507,10 @@ pub fn h2d_latency_cycles(work: &H2dWork) -> u64 {
     let blocks = zvc + dbx + bx + zbx + raw;
     let chunks = work.raw_bytes.div_ceil(CHUNK_BYTES) as u64;
     let raw_chunks = work.raw_chunks as u64;
-    let fields = zvc + work.zvc_symbol_groups as u64 + 2 * dbx + zbx + RAW_BLOCK_BEATS as u64 * raw + work.plane_code_cycles as u64;
+    let fields = zvc + work.zvc_symbol_groups as u64 + (1 + DBX_CHECK_CYCLES as u64) * dbx + zbx + RAW_BLOCK_BEATS as u64 * raw + work.plane_code_cycles as u64;
     let block_cycles = fields + BLOCK_OVERHEAD_CYCLES * blocks + work.writer_excess_cycles as u64;
     let raw_cycles = raw_chunks + RAW_BEAT_CYCLES * work.raw_chunk_bytes.div_ceil(BEAT_BYTES) as u64;
-    block_cycles + CHUNK_OVERHEAD_CYCLES * (chunks - raw_chunks) + raw_cycles + PIPELINE_CYCLES
+    block_cycles + CHUNK_OVERHEAD_CYCLES * (chunks - raw_chunks) + raw_cycles + work.tail_rebuild_cycles as u64 + PIPELINE_CYCLES
 }
 
 /// Cycles from a chunk's dispatch to its context taking the first piece.
@@ -527,7 +540,10 @@ pub fn h2d_lane_latency_cycles(chunks: &[H2dWork]) -> u64 {
     if n == 0 {
         return PIPELINE_CYCLES;
     }
-    let loop_cycles: Vec<u64> = chunks.iter().map(|c| h2d_latency_cycles(c) - PIPELINE_CYCLES).collect();
+    // A chunk's bytes reach its writer behind its rebuild stage: its last block's ready age
+    // delays its production as a whole (and so its end), not only its tail.
+    let lag: Vec<u64> = chunks.iter().map(|c| c.tail_rebuild_cycles as u64).collect();
+    let loop_cycles: Vec<u64> = chunks.iter().zip(&lag).map(|(c, l)| h2d_latency_cycles(c) - PIPELINE_CYCLES - l).collect();
     let rate: Vec<f64> = chunks.iter().zip(&loop_cycles).map(|(c, d)| c.raw_bytes as f64 / (*d).max(1) as f64).collect();
     let mut free = [0u64; CONTEXTS];
     let (mut feed_free, mut next, mut t) = (0u64, 0usize, 0u64);
@@ -540,7 +556,7 @@ pub fn h2d_lane_latency_cycles(chunks: &[H2dWork]) -> u64 {
             feed_free = t + SPLIT_HEADER_CYCLES + chunks[next].wire_bytes.div_ceil(BEAT_BYTES) as u64;
             next += 1;
         }
-        let live: Vec<usize> = (0..next).filter(|&j| t >= start[j] + CONTEXT_START_CYCLES && end[j].is_none()).collect();
+        let live: Vec<usize> = (0..next).filter(|&j| t >= start[j] + CONTEXT_START_CYCLES + lag[j] && end[j].is_none()).collect();
         for &j in &live {
             if progress[j] < loop_cycles[j] && produced[j] - written[j] < CONTEXT_SLACK_BYTES {
                 progress[j] += 1;

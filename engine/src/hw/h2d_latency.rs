@@ -18,6 +18,7 @@
 //! chunks.
 
 use super::beats::BEAT_BYTES;
+use super::block_rebuild::{READY_AGE_CODED, READY_AGE_DBX, READY_AGE_RAW};
 use super::decompressor_lane::CONTEXTS;
 use super::engine_h2d::STREAM_BEAT_BYTES;
 use super::h2d_driver::PLANE_CODES_PER_CYCLE;
@@ -34,8 +35,12 @@ pub struct H2dBlock {
     /// group of ZVC symbols, a DBX base: one each; ⌈plane codes / 3⌉ for the planes; four for a
     /// raw block); 0 for a raw chunk's beat (read and handed off in one cycle).
     pub field_cycles: u32,
-    /// Decode-loop cycles after the hand-off: 1 for DBX (the range check), else 0.
+    /// Decode-loop cycles after the hand-off: for DBX the wait for the rebuild stage's range
+    /// check ([`READY_AGE_DBX`] + 1), else 0.
     pub check_cycles: u32,
+    /// Cycles from the hand-off to the first cycle the rebuild stage's words can move on: 1 +
+    /// its ready age by kind ([`READY_AGE_CODED`], [`READY_AGE_DBX`], [`READY_AGE_RAW`]).
+    pub rebuild_cycles: u32,
     /// 32-byte writes of the item (1–4).
     pub writes: u32,
     /// Chunk-stream bytes, header included, up to and including the item's last bit.
@@ -77,7 +82,12 @@ impl H2dChunk {
             };
             blocks.push(H2dBlock {
                 field_cycles: TAG_CYCLES + fields,
-                check_cycles: u32::from(tag == Tag::Dbx),
+                check_cycles: if tag == Tag::Dbx { READY_AGE_DBX + 1 } else { 0 },
+                rebuild_cycles: 1 + match tag {
+                    Tag::Dbx => READY_AGE_DBX,
+                    Tag::Raw => READY_AGE_RAW,
+                    Tag::Zvc | Tag::Bx | Tag::Zbx => READY_AGE_CODED,
+                },
                 writes: b.len().div_ceil(BEAT_BYTES) as u32,
                 stream_end_bytes: bits.div_ceil(8) as u32,
             });
@@ -92,6 +102,7 @@ impl H2dChunk {
             .map(|k| H2dBlock {
                 field_cycles: 0,
                 check_cycles: 0,
+                rebuild_cycles: 1 + READY_AGE_RAW,
                 writes: 1,
                 stream_end_bytes: (HEADER_BYTES + ((k + 1) * BEAT_BYTES).min(chunk.len())) as u32,
             })
@@ -161,7 +172,7 @@ struct Context {
     /// The same a cycle earlier (what a field's step saw).
     window_prev: u32,
     /// The rebuild register holds an item with this many writes.
-    rb: Option<u32>,
+    rb: Option<(u32, u64)>,
     /// The write job: writes left.
     job: Option<u32>,
     /// Its output register holds a write.
@@ -288,7 +299,7 @@ impl<'a> Lane<'a> {
             let out_free = !c.out || grant == Some(i);
             let job_fin = c.job == Some(1) && out_free;
             let job_free = c.job.is_none() || job_fin;
-            let rb_move = c.rb.is_some() && job_free;
+            let rb_move = c.rb.is_some_and(|(_, ready)| t >= ready) && job_free;
             let rb_free = c.rb.is_none() || rb_move;
             let chunk = self.chunks.get(c.chunk);
             // The decode loop.
@@ -306,7 +317,7 @@ impl<'a> Lane<'a> {
                     // chunk's beat is read in its hand-off cycle.
                     let seen = if blk.field_cycles > 0 { c.window_prev } else { c.window_bytes };
                     if t >= from + u64::from(blk.field_cycles) && seen >= blk.stream_end_bytes && rb_free {
-                        push = Some(blk.writes);
+                        push = Some((blk.writes, t + u64::from(blk.rebuild_cycles)));
                         let blocks = chunk.unwrap().blocks.len();
                         let raw = blk.field_cycles == 0;
                         c.state = if b + 1 < blocks {
@@ -329,7 +340,7 @@ impl<'a> Lane<'a> {
                 c.job = c.job.map(|w| w - 1).filter(|w| *w > 0);
             }
             if rb_move {
-                c.job = c.rb.take();
+                c.job = c.rb.take().map(|(w, _)| w);
             }
             if let Some(w) = push {
                 c.rb = Some(w);
