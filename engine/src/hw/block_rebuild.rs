@@ -105,12 +105,12 @@ pub struct BlockRebuild {
     mask_lo_q: DFF<Bits<32>> = d(),
     base_q: DFF<Bits<32>> = d(),
     age_q: DFF<Bits<4>> = d(),
-    /// Zeros of the mask before each slot within its block of 8.
-    zl_q: [DFF<Bits<3>>; SLOTS] = arr(),
+    /// Zeros of the mask before slot `8b + t` within its block of 8, at `7b + t − 1` (t ≥ 1).
+    zl_q: [DFF<Bits<3>>; 56] = arr(),
     /// Zeros of the mask in each block of 8 slots but the last.
     zt_q: [DFF<Bits<4>>; 7] = arr(),
-    /// Zeros of the mask before each slot: its compaction shift.
-    z_q: [DFF<Bits<6>>; SLOTS] = arr(),
+    /// Zeros of the mask before slot `x` (its compaction shift), at `x − 1`.
+    z_q: [DFF<Bits<6>>; 63] = arr(),
     /// Compaction moves of level `b` into slots 0–31, bit `x`: the item at `x + 2^b` moved to
     /// `x`.
     mv_lo_q: [DFF<Bits<32>>; 6] = arr(),
@@ -146,7 +146,6 @@ pub struct BlockRebuild {
     ready_age_coded: Constant<Bits<4>> = Constant::new(u64::from(READY_AGE_CODED).into()),
     ready_age_dbx: Constant<Bits<4>> = Constant::new(u64::from(READY_AGE_DBX).into()),
     vals: [Signal<Local, Bits<32>>; SLOTS] = arr(),
-    borrow: [Signal<Local, Bit>; 32] = arr(),
     nzh: [Signal<Local, Bit>; SLOTS] = arr(),
     // zero counts in blocks of 8: inclusive Sklansky levels
     c0: [Signal<Local, Bits<4>>; 63] = arr(),
@@ -159,18 +158,16 @@ pub struct BlockRebuild {
     t2: [Signal<Local, Bits<6>>; 7] = arr(),
     t3: [Signal<Local, Bits<6>>; 7] = arr(),
     // compaction network: valid and shift of the item at each slot before level b
-    fv0: [Signal<Local, Bit>; SLOTS] = arr(),
-    fv1: [Signal<Local, Bit>; SLOTS] = arr(),
-    fv2: [Signal<Local, Bit>; SLOTS] = arr(),
-    fv3: [Signal<Local, Bit>; SLOTS] = arr(),
-    fv4: [Signal<Local, Bit>; SLOTS] = arr(),
+    fv1: [Signal<Local, Bit>; 62] = arr(),
+    fv2: [Signal<Local, Bit>; 60] = arr(),
+    fv3: [Signal<Local, Bit>; 56] = arr(),
+    fv4: [Signal<Local, Bit>; 48] = arr(),
     fv5: [Signal<Local, Bit>; 32] = arr(),
-    fz0: [Signal<Local, Bits<6>>; SLOTS] = arr(),
-    fz1: [Signal<Local, Bits<5>>; SLOTS] = arr(),
-    fz2: [Signal<Local, Bits<4>>; SLOTS] = arr(),
-    fz3: [Signal<Local, Bits<3>>; SLOTS] = arr(),
-    fz4: [Signal<Local, Bits<2>>; SLOTS] = arr(),
-    fz5: [Signal<Local, Bit>; 32] = arr(),
+    fz1: [Signal<Local, Bits<5>>; 62] = arr(),
+    fz2: [Signal<Local, Bits<4>>; 60] = arr(),
+    fz3: [Signal<Local, Bits<3>>; 56] = arr(),
+    fz4: [Signal<Local, Bits<2>>; 48] = arr(),
+    fz5: [Signal<Local, Bits<1>>; 32] = arr(),
     mv: [Signal<Local, Bit>; SLOTS] = arr(),
     sel6: Signal<Local, Bits<6>> = d(),
     sel5: Signal<Local, Bits<5>> = d(),
@@ -248,7 +245,11 @@ impl Logic for BlockRebuild {
         for i in 0..64 {
             self.sym_q[i].clock.next = self.clock.val();
             self.sym_q[i].d.next = self.sym_q[i].q.val();
+        }
+        for i in 0..63 {
             self.z_q[i].clock.next = self.clock.val();
+        }
+        for i in 0..56 {
             self.zl_q[i].clock.next = self.clock.val();
         }
         for b in 0..7 {
@@ -306,7 +307,6 @@ impl Logic for BlockRebuild {
                 self.vals[m].next = self.vals[m].val().replace_bit(j, self.hi_q[j].q.val().get_bit(31 - m));
                 self.vals[m + 32].next = self.vals[m + 32].val().replace_bit(j, self.lo_q[j].q.val().get_bit(31 - m));
             }
-            self.borrow[m].next = self.hi_q[32].q.val().get_bit(31 - m);
         }
 
         // ---- expansion, cycle 0: zeros of the mask per slot (a 32-bit symbol is slots 2i, 2i+1)
@@ -354,10 +354,9 @@ impl Logic for BlockRebuild {
             self.c3[60 + t].next = self.c2[60 + t].val() + self.c2[59].val();
         }
         for b in 0..8 {
-            self.zl_q[8 * b].d.next = bits::<3>(0);
             for t in 1..8 {
                 self.cnt4.next = self.c3[8 * b + t - 1].val();
-                self.zl_q[8 * b + t].d.next = bit_cast::<3, 4>(self.cnt4.val());
+                self.zl_q[7 * b + t - 1].d.next = bit_cast::<3, 4>(self.cnt4.val());
             }
         }
         for b in 0..7 {
@@ -387,43 +386,44 @@ impl Logic for BlockRebuild {
         for t in 0..3 {
             self.t3[4 + t].next = self.t2[4 + t].val() + self.t2[3].val();
         }
-        for t in 0..8 {
-            self.cnt3.next = self.zl_q[t].q.val();
-            self.z_q[t].d.next = bit_cast::<6, 3>(self.cnt3.val());
+        // (slot x's shift in z_q[x − 1]; slot 0 never moves)
+        for t in 1..8 {
+            self.cnt3.next = self.zl_q[t - 1].q.val();
+            self.z_q[t - 1].d.next = bit_cast::<6, 3>(self.cnt3.val());
         }
         for b in 1..8 {
-            for t in 0..8 {
-                self.cnt3.next = self.zl_q[8 * b + t].q.val();
-                self.z_q[8 * b + t].d.next = self.t3[b - 1].val() + bit_cast::<6, 3>(self.cnt3.val());
+            self.z_q[8 * b - 1].d.next = self.t3[b - 1].val();
+            for t in 1..8 {
+                self.cnt3.next = self.zl_q[7 * b + t - 1].q.val();
+                self.z_q[8 * b + t - 1].d.next = self.t3[b - 1].val() + bit_cast::<6, 3>(self.cnt3.val());
             }
         }
 
-        // ---- expansion, cycle 2: compaction network, least significant shift bit first (the
-        // item at slot x + 2^b moves to x if bit b of its shift is set; level b keeps the shift
-        // bits b… only); the moves of each level registered.
-        for x in 0..64 {
-            self.fv0[x].next = self.nzh[x].val();
-            self.fz0[x].next = self.z_q[x].q.val();
-        }
+        // ---- expansion, cycle 2: compaction network, least significant shift bit first: at
+        // level b the item at slot x + 2^b moves to x if bit b of its shift is set. Level b keeps
+        // the shift bits b… and only the slots ≥ 2^b (an item below can move no further); the
+        // moves of each level are registered.
         for x in 0..63 {
-            self.mv[x].next = self.fv0[x + 1].val() & self.fz0[x + 1].val().get_bit(0);
+            self.sel6.next = self.z_q[x].q.val();
+            self.mv[x].next = self.nzh[x + 1].val() & bit_cast::<1, 6>(self.sel6.val()).any();
         }
         for x in 63..64 {
             self.mv[x].next = false;
         }
-        for x in 0..64 {
-            self.fv1[x].next = self.mv[x].val() | (self.fv0[x].val() & !self.fz0[x].val().get_bit(0));
+        for x in 2..64 {
+            self.sel6.next = self.z_q[x - 1].q.val();
+            self.fv1[x - 2].next = self.mv[x].val() | (self.nzh[x].val() & !bit_cast::<1, 6>(self.sel6.val()).any());
         }
-        for x in 0..63 {
-            self.sel6.next = self.fz0[x].val();
+        for x in 2..63 {
+            self.sel6.next = self.z_q[x - 1].q.val();
             if self.mv[x].val() {
-                self.sel6.next = self.fz0[x + 1].val();
+                self.sel6.next = self.z_q[x].q.val();
             }
-            self.fz1[x].next = bit_cast::<5, 6>(self.sel6.val() >> 1);
+            self.fz1[x - 2].next = bit_cast::<5, 6>(self.sel6.val() >> 1);
         }
         for x in 63..64 {
-            self.sel6.next = self.fz0[x].val();
-            self.fz1[x].next = bit_cast::<5, 6>(self.sel6.val() >> 1);
+            self.sel6.next = self.z_q[x - 1].q.val();
+            self.fz1[x - 2].next = bit_cast::<5, 6>(self.sel6.val() >> 1);
         }
         self.mv_lo.next = bits::<32>(0);
         for x in 0..32 {
@@ -436,24 +436,26 @@ impl Logic for BlockRebuild {
         self.mv_lo_q[0].d.next = self.mv_lo.val();
         self.mv0_hi_q.d.next = self.mvh31.val();
         for x in 0..62 {
-            self.mv[x].next = self.fv1[x + 2].val() & self.fz1[x + 2].val().get_bit(0);
+            self.sel5.next = self.fz1[x + 2 - 2].val();
+            self.mv[x].next = self.fv1[x + 2 - 2].val() & bit_cast::<1, 5>(self.sel5.val()).any();
         }
         for x in 62..64 {
             self.mv[x].next = false;
         }
-        for x in 0..64 {
-            self.fv2[x].next = self.mv[x].val() | (self.fv1[x].val() & !self.fz1[x].val().get_bit(0));
+        for x in 4..64 {
+            self.sel5.next = self.fz1[x - 2].val();
+            self.fv2[x - 4].next = self.mv[x].val() | (self.fv1[x - 2].val() & !bit_cast::<1, 5>(self.sel5.val()).any());
         }
-        for x in 0..62 {
-            self.sel5.next = self.fz1[x].val();
+        for x in 4..62 {
+            self.sel5.next = self.fz1[x - 2].val();
             if self.mv[x].val() {
-                self.sel5.next = self.fz1[x + 2].val();
+                self.sel5.next = self.fz1[x + 2 - 2].val();
             }
-            self.fz2[x].next = bit_cast::<4, 5>(self.sel5.val() >> 1);
+            self.fz2[x - 4].next = bit_cast::<4, 5>(self.sel5.val() >> 1);
         }
         for x in 62..64 {
-            self.sel5.next = self.fz1[x].val();
-            self.fz2[x].next = bit_cast::<4, 5>(self.sel5.val() >> 1);
+            self.sel5.next = self.fz1[x - 2].val();
+            self.fz2[x - 4].next = bit_cast::<4, 5>(self.sel5.val() >> 1);
         }
         self.mv_lo.next = bits::<32>(0);
         for x in 0..32 {
@@ -466,24 +468,26 @@ impl Logic for BlockRebuild {
         self.mv_lo_q[1].d.next = self.mv_lo.val();
         self.mv1_hi_q.d.next = self.mvh30.val();
         for x in 0..60 {
-            self.mv[x].next = self.fv2[x + 4].val() & self.fz2[x + 4].val().get_bit(0);
+            self.sel4.next = self.fz2[x + 4 - 4].val();
+            self.mv[x].next = self.fv2[x + 4 - 4].val() & bit_cast::<1, 4>(self.sel4.val()).any();
         }
         for x in 60..64 {
             self.mv[x].next = false;
         }
-        for x in 0..64 {
-            self.fv3[x].next = self.mv[x].val() | (self.fv2[x].val() & !self.fz2[x].val().get_bit(0));
+        for x in 8..64 {
+            self.sel4.next = self.fz2[x - 4].val();
+            self.fv3[x - 8].next = self.mv[x].val() | (self.fv2[x - 4].val() & !bit_cast::<1, 4>(self.sel4.val()).any());
         }
-        for x in 0..60 {
-            self.sel4.next = self.fz2[x].val();
+        for x in 8..60 {
+            self.sel4.next = self.fz2[x - 4].val();
             if self.mv[x].val() {
-                self.sel4.next = self.fz2[x + 4].val();
+                self.sel4.next = self.fz2[x + 4 - 4].val();
             }
-            self.fz3[x].next = bit_cast::<3, 4>(self.sel4.val() >> 1);
+            self.fz3[x - 8].next = bit_cast::<3, 4>(self.sel4.val() >> 1);
         }
         for x in 60..64 {
-            self.sel4.next = self.fz2[x].val();
-            self.fz3[x].next = bit_cast::<3, 4>(self.sel4.val() >> 1);
+            self.sel4.next = self.fz2[x - 4].val();
+            self.fz3[x - 8].next = bit_cast::<3, 4>(self.sel4.val() >> 1);
         }
         self.mv_lo.next = bits::<32>(0);
         for x in 0..32 {
@@ -496,24 +500,26 @@ impl Logic for BlockRebuild {
         self.mv_lo_q[2].d.next = self.mv_lo.val();
         self.mv2_hi_q.d.next = self.mvh28.val();
         for x in 0..56 {
-            self.mv[x].next = self.fv3[x + 8].val() & self.fz3[x + 8].val().get_bit(0);
+            self.sel3.next = self.fz3[x + 8 - 8].val();
+            self.mv[x].next = self.fv3[x + 8 - 8].val() & bit_cast::<1, 3>(self.sel3.val()).any();
         }
         for x in 56..64 {
             self.mv[x].next = false;
         }
-        for x in 0..64 {
-            self.fv4[x].next = self.mv[x].val() | (self.fv3[x].val() & !self.fz3[x].val().get_bit(0));
+        for x in 16..64 {
+            self.sel3.next = self.fz3[x - 8].val();
+            self.fv4[x - 16].next = self.mv[x].val() | (self.fv3[x - 8].val() & !bit_cast::<1, 3>(self.sel3.val()).any());
         }
-        for x in 0..56 {
-            self.sel3.next = self.fz3[x].val();
+        for x in 16..56 {
+            self.sel3.next = self.fz3[x - 8].val();
             if self.mv[x].val() {
-                self.sel3.next = self.fz3[x + 8].val();
+                self.sel3.next = self.fz3[x + 8 - 8].val();
             }
-            self.fz4[x].next = bit_cast::<2, 3>(self.sel3.val() >> 1);
+            self.fz4[x - 16].next = bit_cast::<2, 3>(self.sel3.val() >> 1);
         }
         for x in 56..64 {
-            self.sel3.next = self.fz3[x].val();
-            self.fz4[x].next = bit_cast::<2, 3>(self.sel3.val() >> 1);
+            self.sel3.next = self.fz3[x - 8].val();
+            self.fz4[x - 16].next = bit_cast::<2, 3>(self.sel3.val() >> 1);
         }
         self.mv_lo.next = bits::<32>(0);
         for x in 0..32 {
@@ -526,24 +532,26 @@ impl Logic for BlockRebuild {
         self.mv_lo_q[3].d.next = self.mv_lo.val();
         self.mv3_hi_q.d.next = self.mvh24.val();
         for x in 0..48 {
-            self.mv[x].next = self.fv4[x + 16].val() & self.fz4[x + 16].val().get_bit(0);
+            self.sel2.next = self.fz4[x + 16 - 16].val();
+            self.mv[x].next = self.fv4[x + 16 - 16].val() & bit_cast::<1, 2>(self.sel2.val()).any();
         }
         for x in 48..64 {
             self.mv[x].next = false;
         }
-        // level 5 moves into slots 0–31 only: only slots 32–63 (index x − 32) and shift bit 5 matter
         for x in 32..64 {
-            self.fv5[x - 32].next = self.mv[x].val() | (self.fv4[x].val() & !self.fz4[x].val().get_bit(0));
+            self.sel2.next = self.fz4[x - 16].val();
+            self.fv5[x - 32].next = self.mv[x].val() | (self.fv4[x - 16].val() & !bit_cast::<1, 2>(self.sel2.val()).any());
         }
         for x in 32..48 {
-            self.sel2.next = self.fz4[x].val();
+            self.sel2.next = self.fz4[x - 16].val();
             if self.mv[x].val() {
-                self.sel2.next = self.fz4[x + 16].val();
+                self.sel2.next = self.fz4[x + 16 - 16].val();
             }
-            self.fz5[x - 32].next = self.sel2.val().get_bit(1);
+            self.fz5[x - 32].next = bit_cast::<1, 2>(self.sel2.val() >> 1);
         }
         for x in 48..64 {
-            self.fz5[x - 32].next = self.fz4[x].val().get_bit(1);
+            self.sel2.next = self.fz4[x - 16].val();
+            self.fz5[x - 32].next = bit_cast::<1, 2>(self.sel2.val() >> 1);
         }
         self.mv_lo.next = bits::<32>(0);
         for x in 0..32 {
@@ -555,12 +563,9 @@ impl Logic for BlockRebuild {
         }
         self.mv_lo_q[4].d.next = self.mv_lo.val();
         self.mv4_hi_q.d.next = self.mvh16.val();
-        for x in 0..32 {
-            self.mv[x].next = self.fv5[x].val() & self.fz5[x].val();
-        }
         self.mv_lo.next = bits::<32>(0);
         for x in 0..32 {
-            self.mv_lo.next = self.mv_lo.val().replace_bit(x, self.mv[x].val());
+            self.mv_lo.next = self.mv_lo.val().replace_bit(x, self.fv5[x].val() & self.fz5[x].val().any());
         }
         self.mv_lo_q[5].d.next = self.mv_lo.val();
 
@@ -846,7 +851,7 @@ impl Logic for BlockRebuild {
         self.cb32[0].next = false;
         for k in 1..32 {
             self.cl32[k].next = self.vals[k - 1].val();
-            self.cb32[k].next = self.borrow[k - 1].val();
+            self.cb32[k].next = self.hi_q[32].q.val().get_bit(32 - k);
         }
         for j in 0..8 {
             self.kw[j].next = bits::<32>(0);

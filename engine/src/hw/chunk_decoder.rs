@@ -131,9 +131,6 @@ pub struct ChunkDecoder {
     s_raw_block: Constant<Bits<4>> = Constant::new(8u64.into()),
     /// Loop state 9: handing the decoded block to the rebuild stage.
     s_push: Constant<Bits<4>> = Constant::new(9u64.into()),
-    /// Loop state 10: waiting for the rebuild stage's DBX range check (ready at its age
-    /// [`READY_AGE_DBX`](super::block_rebuild::READY_AGE_DBX)).
-    s_delta_check: Constant<Bits<4>> = Constant::new(10u64.into()),
     /// Loop state 11: checking the chunk's padding bits.
     s_padding: Constant<Bits<4>> = Constant::new(11u64.into()),
     /// Loop state 12: after the last chunk: no byte may follow.
@@ -176,6 +173,8 @@ pub struct ChunkDecoder {
     rb_addr: DFF<Bits<32>> = d(),
     rb_keep: DFF<Bits<8>> = d(),
     rb_last: DFF<Bit> = d(),
+    /// The rebuild stage holds a DBX block (its range check ends at its ready age).
+    rb_dbx: DFF<Bit> = d(),
     rb_id: DFF<Bits<8>> = d(),
     job_valid: DFF<Bit> = d(),
     job_words: [DFF<Bits<32>>; 32] = arr(),
@@ -227,6 +226,9 @@ pub struct ChunkDecoder {
     ones_hi: Signal<Local, Bits<32>> = d(),
     ones_lo: Signal<Local, Bits<32>> = d(),
     after_block: Signal<Local, Bits<4>> = d(),
+    /// A DBX block's range check is still running, or has just failed: the padding check and
+    /// an error report wait for it.
+    dbx_pending: Signal<Local, Bit> = d(),
     b_take: Signal<Local, Bit> = d(),
     b_over: Signal<Local, Bit> = d(),
     c_take: Signal<Local, Bit> = d(),
@@ -390,7 +392,7 @@ impl Logic for ChunkDecoder {
         dff_setup!(
             self, clock, st, fill, ended, t_id, t_w16, raw_left, chunk, addr, cbytes_left, body_left, tag, g_l, g_p,
             g_q, rem, above_hi, above_lo, pidx, nzc, mask_hi, mask_lo, base, rcnt, e_class, rb_valid, rb_addr,
-            rb_keep, rb_last, rb_id, job_valid, job_addr, job_keep, job_last, job_id, job_beat, o_valid, o_addr,
+            rb_keep, rb_last, rb_id, rb_dbx, job_valid, job_addr, job_keep, job_last, job_id, job_beat, o_valid, o_addr,
             o_strb, o_id, o_last, desc_ready_q, in_ready_q, done_q, err_q, err_class_q, err_chunk_q
         );
         for i in 0..24 {
@@ -423,6 +425,7 @@ impl Logic for ChunkDecoder {
         self.job_free.next = !self.job_valid.q.val() | self.job_fin.val();
         self.rb_move.next = self.rb_valid.q.val() & self.rebuild.ready.val() & self.job_free.val() & !self.rebuild.delta_err.val();
         self.rb_free.next = !self.rb_valid.q.val() | self.rb_move.val();
+        self.dbx_pending.next = self.rb_valid.q.val() & self.rb_dbx.q.val() & (!self.rebuild.ready.val() | self.rebuild.delta_err.val());
 
         // ---- the window's head: three words, the first limited to the chunk body
         self.v0.next = self.win[0].q.val();
@@ -1281,23 +1284,12 @@ impl Logic for ChunkDecoder {
             if self.rb_free.val() {
                 self.push.next = true;
                 self.st_n.next = self.after_block.val();
-                if self.tag.q.val() == 1 {
-                    self.st_n.next = self.s_delta_check.val();
-                }
-            }
-        } else if self.st.q.val() == self.s_delta_check.val() {
-            if self.rebuild.ready.val() {
-                self.st_n.next = self.s_tag.val();
-                if !self.cbytes_left.q.val().any() {
-                    self.st_n.next = self.s_padding.val();
-                }
-                if self.rebuild.delta_err.val() & self.rb_valid.q.val() {
-                    self.fail.next = true;
-                    self.fail_class.next = self.c_delta.val();
-                }
             }
         } else if self.st.q.val() == self.s_padding.val() {
-            if self.body_left.q.val() >= 8 {
+            // A DBX block still in its range check decides first (it precedes the padding).
+            if self.dbx_pending.val() {
+                self.take.next = bits::<10>(0);
+            } else if self.body_left.q.val() >= 8 {
                 self.fail.next = true;
                 self.fail_class.next = self.c_size_mismatch.val();
             } else if self.step.val() {
@@ -1321,7 +1313,11 @@ impl Logic for ChunkDecoder {
                 self.st_n.next = self.s_finish.val();
             }
         } else if self.st.q.val() == self.s_error_check.val() {
-            if bit_cast::<16, 10>(self.fill.q.val()) >= self.body_left.q.val() {
+            // A DBX block still in its range check precedes the failing field: its error, if
+            // any, replaces this one.
+            if self.dbx_pending.val() {
+                self.take.next = bits::<10>(0);
+            } else if bit_cast::<16, 10>(self.fill.q.val()) >= self.body_left.q.val() {
                 self.report.next = true;
                 self.report_class.next = self.e_class.q.val();
             } else if self.ended.q.val() {
@@ -1340,6 +1336,12 @@ impl Logic for ChunkDecoder {
                 self.done_q.d.next = true;
                 self.st_n.next = self.s_idle.val();
             }
+        }
+        // A DBX block's range check ends while the loop decodes the next block: its error
+        // replaces whatever the loop decided this cycle.
+        if self.rebuild.delta_err.val() & self.rb_valid.q.val() {
+            self.fail.next = true;
+            self.fail_class.next = self.c_delta.val();
         }
         // A block error waits in ErrorCheck until the body is known to be complete.
         if self.fail.val() {
@@ -1405,7 +1407,8 @@ impl Logic for ChunkDecoder {
             self.rb_keep.d.next = bit_cast::<8, 13>(self.keep.val());
             self.rb_last.d.next = self.raw_left.q.val() == bit_cast::<32, 13>(self.keep.val());
             self.rb_id.d.next = self.t_id.q.val();
-        } else if self.rb_move.val() | ((self.st.q.val() == self.s_delta_check.val()) & self.rebuild.delta_err.val()) {
+            self.rb_dbx.d.next = self.rb_kind.val() == 1;
+        } else if self.rb_move.val() | self.rebuild.delta_err.val() {
             self.rb_valid.d.next = false;
         }
 

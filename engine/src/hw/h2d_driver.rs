@@ -410,19 +410,19 @@ pub struct H2dWork {
     /// 64-bit groups of ZVC nonzero symbols (⌈n / (64 / w)⌉ per ZVC block).
     pub zvc_symbol_groups: usize,
     /// Σ over blocks of the writer cycles (one per 32 bytes) or rebuild-stage cycles (a ZVC, BX
-    /// or ZBX block holds it [`REBUILD_HOLD_CODED_CYCLES`]) not covered by the block's loop
+    /// or ZBX block holds it [`REBUILD_HOLD_CODED_CYCLES`], a DBX block
+    /// [`REBUILD_HOLD_DBX_CYCLES`]) not covered by the block's loop
     /// cycles: where blocks decode faster than they can be rebuilt or written.
     pub writer_excess_cycles: usize,
-    /// Cycles the last block's rebuild adds to the tail beyond a raw block's: a ZVC, BX or ZBX
-    /// block's words are ready [`READY_AGE_CODED`] cycles later (a DBX block's wait is in its
-    /// loop cycles).
+    /// Cycles the last block's rebuild adds to the tail beyond a raw block's: its ready age
+    /// ([`READY_AGE_CODED`] for ZVC, BX and ZBX, [`READY_AGE_DBX`] for DBX).
     pub tail_rebuild_cycles: usize,
 }
 
 /// Cycles a ZVC, BX or ZBX block holds the rebuild stage: the hand-off and its ready age.
 pub const REBUILD_HOLD_CODED_CYCLES: usize = 1 + READY_AGE_CODED as usize;
-/// Loop cycles a DBX block waits after its hand-off for the range check.
-pub const DBX_CHECK_CYCLES: usize = 1 + READY_AGE_DBX as usize;
+/// Cycles a DBX block holds the rebuild stage: the hand-off and its ready age (the range check).
+pub const REBUILD_HOLD_DBX_CYCLES: usize = 1 + READY_AGE_DBX as usize;
 
 /// Loop cycles a block spends beyond its fields: its tag and its hand-off to the rebuild stage.
 pub const BLOCK_OVERHEAD_CYCLES: u64 = 2;
@@ -472,15 +472,19 @@ impl H2dWork {
                         work.zvc_symbol_groups += groups;
                         1 + groups
                     }
-                    Tag::Dbx => 1 + DBX_CHECK_CYCLES + code_cycles,
+                    Tag::Dbx => 1 + code_cycles,
                     Tag::Bx => code_cycles,
                     Tag::Zbx => 1 + code_cycles,
                     Tag::Raw => RAW_BLOCK_BEATS,
                 };
                 let writes = b.len().div_ceil(BEAT_BYTES);
-                let hold = if matches!(tag, Tag::Zvc | Tag::Bx | Tag::Zbx) { REBUILD_HOLD_CODED_CYCLES } else { 0 };
+                let hold = match tag {
+                    Tag::Zvc | Tag::Bx | Tag::Zbx => REBUILD_HOLD_CODED_CYCLES,
+                    Tag::Dbx => REBUILD_HOLD_DBX_CYCLES,
+                    Tag::Raw => 0,
+                };
                 work.writer_excess_cycles += writes.max(hold).saturating_sub(fields + BLOCK_OVERHEAD_CYCLES as usize);
-                work.tail_rebuild_cycles = if hold > 0 { READY_AGE_CODED as usize } else { 0 };
+                work.tail_rebuild_cycles = hold.saturating_sub(1);
             }
         }
         work
@@ -497,9 +501,10 @@ const RAW_BLOCK_BEATS: usize = BLOCK_BYTES / BEAT_BYTES;
 /// One decoding context's latency model (first beat taken → last write taken, no backpressure,
 /// the stream decoded by a single [`ChunkDecoder`](super::chunk_decoder::ChunkDecoder)): the decode
 /// loop's cycles, one field (or three plane codes) per cycle, from the transfer's sizes and code
-/// counts. A block costs its fields (ZVC: mask + symbol groups; DBX: base + ⌈codes / 3⌉ + the
-/// range-check wait, [`DBX_CHECK_CYCLES`]; BX: ⌈codes / 3⌉; ZBX: mask + ⌈codes / 3⌉; raw: 4) plus tag and hand-off, or its writes or rebuild hold where those
-/// take longer; a compressed chunk adds header and padding check, a raw chunk its header and
+/// counts. A block costs its fields (ZVC: mask + symbol groups; DBX: base + ⌈codes / 3⌉, its
+/// range check running in the rebuild stage beside the next block's fields; BX: ⌈codes / 3⌉;
+/// ZBX: mask + ⌈codes / 3⌉; raw: 4) plus tag and hand-off, or its writes or its rebuild hold
+/// where those take longer; a compressed chunk adds header and padding check, a raw chunk its header and
 /// [`RAW_BEAT_CYCLES`] per 32 bytes. The lane's figure, with its contexts side by side, is
 /// [`h2d_lane_latency_cycles`], built on this one per chunk.
 pub fn h2d_latency_cycles(work: &H2dWork) -> u64 {
@@ -507,7 +512,7 @@ pub fn h2d_latency_cycles(work: &H2dWork) -> u64 {
     let blocks = zvc + dbx + bx + zbx + raw;
     let chunks = work.raw_bytes.div_ceil(CHUNK_BYTES) as u64;
     let raw_chunks = work.raw_chunks as u64;
-    let fields = zvc + work.zvc_symbol_groups as u64 + (1 + DBX_CHECK_CYCLES as u64) * dbx + zbx + RAW_BLOCK_BEATS as u64 * raw + work.plane_code_cycles as u64;
+    let fields = zvc + work.zvc_symbol_groups as u64 + dbx + zbx + RAW_BLOCK_BEATS as u64 * raw + work.plane_code_cycles as u64;
     let block_cycles = fields + BLOCK_OVERHEAD_CYCLES * blocks + work.writer_excess_cycles as u64;
     let raw_cycles = raw_chunks + RAW_BEAT_CYCLES * work.raw_chunk_bytes.div_ceil(BEAT_BYTES) as u64;
     block_cycles + CHUNK_OVERHEAD_CYCLES * (chunks - raw_chunks) + raw_cycles + work.tail_rebuild_cycles as u64 + PIPELINE_CYCLES

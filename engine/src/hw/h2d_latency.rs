@@ -35,8 +35,8 @@ pub struct H2dBlock {
     /// group of ZVC symbols, a DBX base: one each; ⌈plane codes / 3⌉ for the planes; four for a
     /// raw block); 0 for a raw chunk's beat (read and handed off in one cycle).
     pub field_cycles: u32,
-    /// Decode-loop cycles after the hand-off: for DBX the wait for the rebuild stage's range
-    /// check ([`READY_AGE_DBX`] + 1), else 0.
+    /// Cycles the chunk's padding check waits for the item's range check when it is the
+    /// chunk's last: [`READY_AGE_DBX`] for DBX (its check precedes the padding), else 0.
     pub check_cycles: u32,
     /// Cycles from the hand-off to the first cycle the rebuild stage's words can move on: 1 +
     /// its ready age by kind ([`READY_AGE_CODED`], [`READY_AGE_DBX`], [`READY_AGE_RAW`]).
@@ -82,7 +82,7 @@ impl H2dChunk {
             };
             blocks.push(H2dBlock {
                 field_cycles: TAG_CYCLES + fields,
-                check_cycles: if tag == Tag::Dbx { READY_AGE_DBX + 1 } else { 0 },
+                check_cycles: if tag == Tag::Dbx { READY_AGE_DBX } else { 0 },
                 rebuild_cycles: 1 + match tag {
                     Tag::Dbx => READY_AGE_DBX,
                     Tag::Raw => READY_AGE_RAW,
@@ -321,7 +321,7 @@ impl<'a> Lane<'a> {
                         let blocks = chunk.unwrap().blocks.len();
                         let raw = blk.field_cycles == 0;
                         c.state = if b + 1 < blocks {
-                            Loop::Block { b: b + 1, from: t + 1 + u64::from(blk.check_cycles) }
+                            Loop::Block { b: b + 1, from: t + 1 }
                         } else {
                             Loop::Finish { from: t + u64::from(blk.check_cycles) + if raw { RAW_TAIL_CYCLES } else { COMPRESSED_TAIL_CYCLES } }
                         };
