@@ -12,11 +12,14 @@
 //! `delta_err` are flops too:
 //!
 //! - ZVC, BX, ZBX (words ready at age [`READY_AGE_CODED`]): cycle 0 counts the zeros of the mask
-//!   in blocks of 8 (`zl_q`, `zt_q`); cycle 1 adds the block prefix, giving each slot's zeros
-//!   before it (`z_q`); cycle 2 runs the compaction network on those shifts (least significant
-//!   bit first, collision-free) and records its per-level moves (`mv_q`); cycle 3 runs the moves
-//!   backwards on the compacted symbols (most significant bit first), which places every nonzero
-//!   at its mask position, and writes the words.
+//!   in blocks of 8 (`zl_q`, `zt_q`); cycle 1 takes the prefix of the blocks' counts (`bp_q`);
+//!   cycle 2 adds it, giving each slot's zeros before it, and runs the compaction network on
+//!   those shifts (least significant bit first, collision-free), recording its per-level moves
+//!   (`mv_lo_q`, `mv*_hi_q`); cycle 3 runs the moves backwards on the compacted
+//!   symbols (most significant bit first), which places every nonzero at its mask position, and
+//!   writes the words.
+//! - The 16- and 32-bit additions and the range check's compares are Kogge–Stone (one adder
+//!   level of Yosys `+` on 32 bits mapped here as a ripple of about 600 ps).
 //! - DBX (words and range check ready at age [`READY_AGE_DBX`]): the deltas go through in four
 //!   groups of 8 words (16 symbols of 16 bits or 8 of 32), one group per cycle: one Sklansky
 //!   prefix level per cycle (`p1_q`…`p4_q`), then the running offset of the earlier groups is
@@ -109,8 +112,8 @@ pub struct BlockRebuild {
     zl_q: [DFF<Bits<3>>; 56] = arr(),
     /// Zeros of the mask in each block of 8 slots but the last.
     zt_q: [DFF<Bits<4>>; 7] = arr(),
-    /// Zeros of the mask before slot `x` (its compaction shift), at `x − 1`.
-    z_q: [DFF<Bits<6>>; 63] = arr(),
+    /// Zeros of the mask before block `b + 1` (the prefix of `zt_q`).
+    bp_q: [DFF<Bits<6>>; 7] = arr(),
     /// Compaction moves of level `b` into slots 0–31, bit `x`: the item at `x + 2^b` moved to
     /// `x`.
     mv_lo_q: [DFF<Bits<32>>; 6] = arr(),
@@ -132,6 +135,10 @@ pub struct BlockRebuild {
     /// DBX: the last symbol of the previous group.
     off_q: DFF<Bits<32>> = d(),
     err_q: DFF<Bit> = d(),
+    /// This cycle writes the coded words; DBX group `g`'s words; checks DBX group `g`.
+    coded_wr_q: DFF<Bit> = d(),
+    dbx_wr_q: [DFF<Bit>; 4] = arr(),
+    dbx_chk_q: [DFF<Bit>; 4] = arr(),
     words_q: [DFF<Bits<32>>; 32] = arr(),
     /// Ages at which DBX group `g` is written ([`WRITE_AGE_DBX`] + g) and checked.
     write_age_group: [Constant<Bits<4>>; 4] = std::array::from_fn(|g| Constant::new(((WRITE_AGE_DBX + g) as u64).into())),
@@ -148,15 +155,14 @@ pub struct BlockRebuild {
     vals: [Signal<Local, Bits<32>>; SLOTS] = arr(),
     nzh: [Signal<Local, Bit>; SLOTS] = arr(),
     // zero counts in blocks of 8: inclusive Sklansky levels
-    c0: [Signal<Local, Bits<4>>; 63] = arr(),
-    c1: [Signal<Local, Bits<4>>; 63] = arr(),
-    c2: [Signal<Local, Bits<4>>; 63] = arr(),
+    c0: [Signal<Local, Bit>; 63] = arr(),
+    c1: [Signal<Local, Bits<2>>; 63] = arr(),
+    c2: [Signal<Local, Bits<3>>; 63] = arr(),
     c3: [Signal<Local, Bits<4>>; 63] = arr(),
     // block prefix of the zero counts
     t0: [Signal<Local, Bits<6>>; 7] = arr(),
     t1: [Signal<Local, Bits<6>>; 7] = arr(),
     t2: [Signal<Local, Bits<6>>; 7] = arr(),
-    t3: [Signal<Local, Bits<6>>; 7] = arr(),
     // compaction network: valid and shift of the item at each slot before level b
     fv1: [Signal<Local, Bit>; 62] = arr(),
     fv2: [Signal<Local, Bit>; 60] = arr(),
@@ -168,6 +174,8 @@ pub struct BlockRebuild {
     fz3: [Signal<Local, Bits<3>>; 56] = arr(),
     fz4: [Signal<Local, Bits<2>>; 48] = arr(),
     fz5: [Signal<Local, Bits<1>>; 32] = arr(),
+    /// Zeros of the mask before slot `x` (its compaction shift), at `x − 1`.
+    zz: [Signal<Local, Bits<6>>; 63] = arr(),
     mv: [Signal<Local, Bit>; SLOTS] = arr(),
     sel6: Signal<Local, Bits<6>> = d(),
     sel5: Signal<Local, Bits<5>> = d(),
@@ -203,7 +211,38 @@ pub struct BlockRebuild {
     y2: [Signal<Local, Bits<16>>; 16] = arr(),
     y3: [Signal<Local, Bits<16>>; 16] = arr(),
     y4: [Signal<Local, Bits<16>>; 16] = arr(),
-    off_in: Signal<Local, Bits<32>> = d(),
+    // Kogge–Stone adders (a batch of up to 8): operands, propagate and generate per level, sum
+    ka: [Signal<Local, Bits<32>>; 8] = arr(),
+    kb: [Signal<Local, Bits<32>>; 8] = arr(),
+    kp0: [Signal<Local, Bits<32>>; 8] = arr(),
+    kp1: [Signal<Local, Bits<32>>; 8] = arr(),
+    kp2: [Signal<Local, Bits<32>>; 8] = arr(),
+    kp3: [Signal<Local, Bits<32>>; 8] = arr(),
+    kp4: [Signal<Local, Bits<32>>; 8] = arr(),
+    kg0: [Signal<Local, Bits<32>>; 8] = arr(),
+    kg1: [Signal<Local, Bits<32>>; 8] = arr(),
+    kg2: [Signal<Local, Bits<32>>; 8] = arr(),
+    kg3: [Signal<Local, Bits<32>>; 8] = arr(),
+    kg4: [Signal<Local, Bits<32>>; 8] = arr(),
+    kg5: [Signal<Local, Bits<32>>; 8] = arr(),
+    ks: [Signal<Local, Bits<32>>; 8] = arr(),
+    kc32: Signal<Local, Bits<32>> = d(),
+    kc31: Signal<Local, Bits<31>> = d(),
+    // Kogge–Stone adders of 16 bits (a batch of up to 16)
+    ha: [Signal<Local, Bits<16>>; 16] = arr(),
+    hb: [Signal<Local, Bits<16>>; 16] = arr(),
+    hp0: [Signal<Local, Bits<16>>; 16] = arr(),
+    hp1: [Signal<Local, Bits<16>>; 16] = arr(),
+    hp2: [Signal<Local, Bits<16>>; 16] = arr(),
+    hp3: [Signal<Local, Bits<16>>; 16] = arr(),
+    hg0: [Signal<Local, Bits<16>>; 16] = arr(),
+    hg1: [Signal<Local, Bits<16>>; 16] = arr(),
+    hg2: [Signal<Local, Bits<16>>; 16] = arr(),
+    hg3: [Signal<Local, Bits<16>>; 16] = arr(),
+    hg4: [Signal<Local, Bits<16>>; 16] = arr(),
+    hs: [Signal<Local, Bits<16>>; 16] = arr(),
+    hc16: Signal<Local, Bits<16>> = d(),
+    hc15: Signal<Local, Bits<15>> = d(),
     s16: [Signal<Local, Bits<16>>; 16] = arr(),
     s32: [Signal<Local, Bits<32>>; 8] = arr(),
     gw: [Signal<Local, Bits<32>>; 8] = arr(),
@@ -222,9 +261,11 @@ pub struct BlockRebuild {
     half_b: Signal<Local, Bits<16>> = d(),
     cnt4: Signal<Local, Bits<4>> = d(),
     cnt3: Signal<Local, Bits<3>> = d(),
+    cnt3b: Signal<Local, Bits<3>> = d(),
+    cnt2a: Signal<Local, Bits<2>> = d(),
+    cnt2b: Signal<Local, Bits<2>> = d(),
     is_dbx: Signal<Local, Bit> = d(),
     is_expand: Signal<Local, Bit> = d(),
-    is_coded: Signal<Local, Bit> = d(),
     age_n: Signal<Local, Bits<4>> = d(),
     kind_n: Signal<Local, Bits<3>> = d(),
     err_n: Signal<Local, Bit> = d(),
@@ -235,7 +276,7 @@ pub struct BlockRebuild {
 impl Logic for BlockRebuild {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, kind_q, w16_q, mask_hi_q, mask_lo_q, base_q, age_q, off_q, err_q, rdy_q, derr_q, mv0_hi_q, mv1_hi_q, mv2_hi_q, mv3_hi_q, mv4_hi_q);
+        dff_setup!(self, clock, coded_wr_q, kind_q, w16_q, mask_hi_q, mask_lo_q, base_q, age_q, off_q, err_q, rdy_q, derr_q, mv0_hi_q, mv1_hi_q, mv2_hi_q, mv3_hi_q, mv4_hi_q);
         for j in 0..33 {
             self.hi_q[j].clock.next = self.clock.val();
             self.hi_q[j].d.next = self.hi_q[j].q.val();
@@ -246,17 +287,19 @@ impl Logic for BlockRebuild {
             self.sym_q[i].clock.next = self.clock.val();
             self.sym_q[i].d.next = self.sym_q[i].q.val();
         }
-        for i in 0..63 {
-            self.z_q[i].clock.next = self.clock.val();
-        }
         for i in 0..56 {
             self.zl_q[i].clock.next = self.clock.val();
         }
         for b in 0..7 {
             self.zt_q[b].clock.next = self.clock.val();
+            self.bp_q[b].clock.next = self.clock.val();
         }
         for b in 0..6 {
             self.mv_lo_q[b].clock.next = self.clock.val();
+        }
+        for g in 0..4 {
+            self.dbx_wr_q[g].clock.next = self.clock.val();
+            self.dbx_chk_q[g].clock.next = self.clock.val();
         }
         for i in 0..16 {
             self.p1_q[i].clock.next = self.clock.val();
@@ -270,7 +313,6 @@ impl Logic for BlockRebuild {
         }
         self.is_dbx.next = self.kind_q.q.val() == self.kind_dbx.val();
         self.is_expand.next = (self.kind_q.q.val() == self.kind_zvc.val()) | (self.kind_q.q.val() == self.kind_zbx.val());
-        self.is_coded.next = (self.kind_q.q.val() < self.kind_raw.val()) & !self.is_dbx.val();
 
         // ---- the held item and its age
         self.age_n.next = self.age_q.q.val();
@@ -283,6 +325,14 @@ impl Logic for BlockRebuild {
             self.kind_n.next = self.kind.val();
         }
         self.age_q.d.next = self.age_n.val();
+        // the steps' selects for the next cycle, registered (none decodes the age on a data path)
+        self.coded_wr_q.d.next = (self.kind_n.val() < self.kind_raw.val())
+            & (self.kind_n.val() != self.kind_dbx.val())
+            & (self.age_n.val() == self.write_age_coded.val());
+        for g in 0..4 {
+            self.dbx_wr_q[g].d.next = (self.kind_n.val() == self.kind_dbx.val()) & (self.age_n.val() == self.write_age_group[g].val());
+            self.dbx_chk_q[g].d.next = (self.kind_n.val() == self.kind_dbx.val()) & (self.age_n.val() == self.check_age_group[g].val());
+        }
         self.kind_q.d.next = self.kind_n.val();
         if self.load.val() {
             self.w16_q.d.next = self.w16.val();
@@ -320,38 +370,48 @@ impl Logic for BlockRebuild {
                 self.nzh[2 * i + 1].next = self.mask_hi_q.q.val().get_bit(31 - i);
             }
         }
-        // (the last slot's own zero and the last block's total are never needed)
+        // (the last slot's own zero and the last block's total are never needed; each level's
+        // counts as wide as they can grow: ≤ 2, ≤ 4, ≤ 8)
         for i in 0..63 {
-            self.c0[i].next = bits::<4>(0);
-            if !self.nzh[i].val() {
-                self.c0[i].next = bits::<4>(1);
-            }
+            self.c0[i].next = !self.nzh[i].val();
         }
         for b in 0..31 {
-            self.c1[2 * b].next = self.c0[2 * b].val();
-            self.c1[2 * b + 1].next = self.c0[2 * b + 1].val() + self.c0[2 * b].val();
+            self.c1[2 * b].next = bits::<2>(0).replace_bit(0, self.c0[2 * b].val());
+            self.c1[2 * b + 1].next = bits::<2>(0)
+                .replace_bit(0, self.c0[2 * b + 1].val() ^ self.c0[2 * b].val())
+                .replace_bit(1, self.c0[2 * b + 1].val() & self.c0[2 * b].val());
         }
-        self.c1[62].next = self.c0[62].val();
+        self.c1[62].next = bits::<2>(0).replace_bit(0, self.c0[62].val());
+        for b in 0..16 {
+            for t in 0..2 {
+                self.cnt2a.next = self.c1[4 * b + t].val();
+                self.c2[4 * b + t].next = bit_cast::<3, 2>(self.cnt2a.val());
+            }
+        }
         for b in 0..15 {
             for t in 0..2 {
-                self.c2[4 * b + t].next = self.c1[4 * b + t].val();
-                self.c2[4 * b + 2 + t].next = self.c1[4 * b + 2 + t].val() + self.c1[4 * b + 1].val();
+                self.cnt2a.next = self.c1[4 * b + 2 + t].val();
+                self.cnt2b.next = self.c1[4 * b + 1].val();
+                self.c2[4 * b + 2 + t].next = bit_cast::<3, 2>(self.cnt2a.val()) + bit_cast::<3, 2>(self.cnt2b.val());
             }
         }
-        self.c2[60].next = self.c1[60].val();
-        self.c2[61].next = self.c1[61].val();
-        self.c2[62].next = self.c1[62].val() + self.c1[61].val();
+        self.c2[62].next = bit_cast::<3, 2>(self.c1[62].val()) + bit_cast::<3, 2>(self.c1[61].val());
+        for b in 0..8 {
+            for t in 0..4 {
+                self.cnt3.next = self.c2[8 * b + t].val();
+                self.c3[8 * b + t].next = bit_cast::<4, 3>(self.cnt3.val());
+            }
+        }
         for b in 0..7 {
             for t in 0..4 {
-                self.c3[8 * b + t].next = self.c2[8 * b + t].val();
-                self.c3[8 * b + 4 + t].next = self.c2[8 * b + 4 + t].val() + self.c2[8 * b + 3].val();
+                self.cnt3.next = self.c2[8 * b + 4 + t].val();
+                self.cnt3b.next = self.c2[8 * b + 3].val();
+                self.c3[8 * b + 4 + t].next = bit_cast::<4, 3>(self.cnt3.val()) + bit_cast::<4, 3>(self.cnt3b.val());
             }
         }
-        for t in 0..4 {
-            self.c3[56 + t].next = self.c2[56 + t].val();
-        }
         for t in 0..3 {
-            self.c3[60 + t].next = self.c2[60 + t].val() + self.c2[59].val();
+            self.cnt3.next = self.c2[60 + t].val();
+            self.c3[60 + t].next = bit_cast::<4, 3>(self.cnt3.val()) + bit_cast::<4, 3>(self.c2[59].val());
         }
         for b in 0..8 {
             for t in 1..8 {
@@ -363,7 +423,7 @@ impl Logic for BlockRebuild {
             self.zt_q[b].d.next = self.c3[8 * b + 7].val();
         }
 
-        // ---- expansion, cycle 1: the block prefix added: zeros before each slot
+        // ---- expansion, cycle 1: the prefix of the blocks' zero counts
         for b in 0..7 {
             self.cnt4.next = self.zt_q[b].q.val();
             self.t0[b].next = bit_cast::<6, 4>(self.cnt4.val());
@@ -381,48 +441,51 @@ impl Logic for BlockRebuild {
         self.t2[5].next = self.t1[5].val();
         self.t2[6].next = self.t1[6].val() + self.t1[5].val();
         for t in 0..4 {
-            self.t3[t].next = self.t2[t].val();
+            self.bp_q[t].d.next = self.t2[t].val();
         }
         for t in 0..3 {
-            self.t3[4 + t].next = self.t2[4 + t].val() + self.t2[3].val();
+            self.bp_q[4 + t].d.next = self.t2[4 + t].val() + self.t2[3].val();
         }
-        // (slot x's shift in z_q[x − 1]; slot 0 never moves)
+
+        // ---- expansion, cycle 2: zeros before each slot (slot x's shift in zz[x − 1]; slot 0
+        // never moves); bit b of the sum is needed at level b of the network that follows in the
+        // same cycle, about when a ripple delivers it
         for t in 1..8 {
             self.cnt3.next = self.zl_q[t - 1].q.val();
-            self.z_q[t - 1].d.next = bit_cast::<6, 3>(self.cnt3.val());
+            self.zz[t - 1].next = bit_cast::<6, 3>(self.cnt3.val());
         }
         for b in 1..8 {
-            self.z_q[8 * b - 1].d.next = self.t3[b - 1].val();
+            self.zz[8 * b - 1].next = self.bp_q[b - 1].q.val();
             for t in 1..8 {
                 self.cnt3.next = self.zl_q[7 * b + t - 1].q.val();
-                self.z_q[8 * b + t - 1].d.next = self.t3[b - 1].val() + bit_cast::<6, 3>(self.cnt3.val());
+                self.zz[8 * b + t - 1].next = self.bp_q[b - 1].q.val() + bit_cast::<6, 3>(self.cnt3.val());
             }
         }
 
-        // ---- expansion, cycle 2: compaction network, least significant shift bit first: at
+        // ---- expansion, cycle 2 (continued): compaction network, least significant shift bit first: at
         // level b the item at slot x + 2^b moves to x if bit b of its shift is set. Level b keeps
         // the shift bits b… and only the slots ≥ 2^b (an item below can move no further); the
         // moves of each level are registered.
         for x in 0..63 {
-            self.sel6.next = self.z_q[x].q.val();
+            self.sel6.next = self.zz[x].val();
             self.mv[x].next = self.nzh[x + 1].val() & bit_cast::<1, 6>(self.sel6.val()).any();
         }
         for x in 63..64 {
             self.mv[x].next = false;
         }
         for x in 2..64 {
-            self.sel6.next = self.z_q[x - 1].q.val();
+            self.sel6.next = self.zz[x - 1].val();
             self.fv1[x - 2].next = self.mv[x].val() | (self.nzh[x].val() & !bit_cast::<1, 6>(self.sel6.val()).any());
         }
         for x in 2..63 {
-            self.sel6.next = self.z_q[x - 1].q.val();
+            self.sel6.next = self.zz[x - 1].val();
             if self.mv[x].val() {
-                self.sel6.next = self.z_q[x].q.val();
+                self.sel6.next = self.zz[x].val();
             }
             self.fz1[x - 2].next = bit_cast::<5, 6>(self.sel6.val() >> 1);
         }
         for x in 63..64 {
-            self.sel6.next = self.z_q[x - 1].q.val();
+            self.sel6.next = self.zz[x - 1].val();
             self.fz1[x - 2].next = bit_cast::<5, 6>(self.sel6.val() >> 1);
         }
         self.mv_lo.next = bits::<32>(0);
@@ -709,13 +772,56 @@ impl Logic for BlockRebuild {
         for b in 0..8 {
             for t in 0..1 {
                 self.y16[2 * b + t].next = self.x16[2 * b + t].val();
-                self.y16[2 * b + 1 + t].next = self.x16[2 * b + 1 + t].val() + self.x16[2 * b + 0].val();
+                self.ha[1 * b + t].next = self.x16[2 * b + 1 + t].val();
+                self.hb[1 * b + t].next = self.x16[2 * b + 0].val();
+            }
+        }
+        for i in 0..8 {
+            self.hp0[i].next = self.ha[i].val() ^ self.hb[i].val();
+            self.hg0[i].next = self.ha[i].val() & self.hb[i].val();
+            self.hg1[i].next = self.hg0[i].val() | (self.hp0[i].val() & (self.hg0[i].val() << 1));
+            self.hp1[i].next = self.hp0[i].val() & (self.hp0[i].val() << 1);
+            self.hg2[i].next = self.hg1[i].val() | (self.hp1[i].val() & (self.hg1[i].val() << 2));
+            self.hp2[i].next = self.hp1[i].val() & (self.hp1[i].val() << 2);
+            self.hg3[i].next = self.hg2[i].val() | (self.hp2[i].val() & (self.hg2[i].val() << 4));
+            self.hp3[i].next = self.hp2[i].val() & (self.hp2[i].val() << 4);
+            self.hg4[i].next = self.hg3[i].val() | (self.hp3[i].val() & (self.hg3[i].val() << 8));
+            self.hc16.next = self.hg4[i].val();
+            self.hc15.next = bit_cast::<15, 16>(self.hc16.val());
+            self.hs[i].next = self.hp0[i].val() ^ (bit_cast::<16, 15>(self.hc15.val()) << 1);
+        }
+        for b in 0..8 {
+            for t in 0..1 {
+                self.y16[2 * b + 1 + t].next = self.hs[1 * b + t].val();
             }
         }
         for b in 0..4 {
             for t in 0..1 {
                 self.y32[2 * b + t].next = self.x32[2 * b + t].val();
-                self.y32[2 * b + 1 + t].next = self.x32[2 * b + 1 + t].val() + self.x32[2 * b + 0].val();
+                self.ka[1 * b + t].next = self.x32[2 * b + 1 + t].val();
+                self.kb[1 * b + t].next = self.x32[2 * b + 0].val();
+            }
+        }
+        for i in 0..4 {
+            self.kp0[i].next = self.ka[i].val() ^ self.kb[i].val();
+            self.kg0[i].next = self.ka[i].val() & self.kb[i].val();
+            self.kg1[i].next = self.kg0[i].val() | (self.kp0[i].val() & (self.kg0[i].val() << 1));
+            self.kp1[i].next = self.kp0[i].val() & (self.kp0[i].val() << 1);
+            self.kg2[i].next = self.kg1[i].val() | (self.kp1[i].val() & (self.kg1[i].val() << 2));
+            self.kp2[i].next = self.kp1[i].val() & (self.kp1[i].val() << 2);
+            self.kg3[i].next = self.kg2[i].val() | (self.kp2[i].val() & (self.kg2[i].val() << 4));
+            self.kp3[i].next = self.kp2[i].val() & (self.kp2[i].val() << 4);
+            self.kg4[i].next = self.kg3[i].val() | (self.kp3[i].val() & (self.kg3[i].val() << 8));
+            self.kp4[i].next = self.kp3[i].val() & (self.kp3[i].val() << 8);
+            self.kg5[i].next = self.kg4[i].val() | (self.kp4[i].val() & (self.kg4[i].val() << 16));
+            // the carry into bit k + 1 is bit k of kg5; the carry out of bit 31 is dropped
+            self.kc32.next = self.kg5[i].val();
+            self.kc31.next = bit_cast::<31, 32>(self.kc32.val());
+            self.ks[i].next = self.kp0[i].val() ^ (bit_cast::<32, 31>(self.kc31.val()) << 1);
+        }
+        for b in 0..4 {
+            for t in 0..1 {
+                self.y32[2 * b + 1 + t].next = self.ks[1 * b + t].val();
             }
         }
         for j in 0..8 {
@@ -738,13 +844,56 @@ impl Logic for BlockRebuild {
         for b in 0..4 {
             for t in 0..2 {
                 self.y16[4 * b + t].next = self.x16[4 * b + t].val();
-                self.y16[4 * b + 2 + t].next = self.x16[4 * b + 2 + t].val() + self.x16[4 * b + 1].val();
+                self.ha[2 * b + t].next = self.x16[4 * b + 2 + t].val();
+                self.hb[2 * b + t].next = self.x16[4 * b + 1].val();
+            }
+        }
+        for i in 0..8 {
+            self.hp0[i].next = self.ha[i].val() ^ self.hb[i].val();
+            self.hg0[i].next = self.ha[i].val() & self.hb[i].val();
+            self.hg1[i].next = self.hg0[i].val() | (self.hp0[i].val() & (self.hg0[i].val() << 1));
+            self.hp1[i].next = self.hp0[i].val() & (self.hp0[i].val() << 1);
+            self.hg2[i].next = self.hg1[i].val() | (self.hp1[i].val() & (self.hg1[i].val() << 2));
+            self.hp2[i].next = self.hp1[i].val() & (self.hp1[i].val() << 2);
+            self.hg3[i].next = self.hg2[i].val() | (self.hp2[i].val() & (self.hg2[i].val() << 4));
+            self.hp3[i].next = self.hp2[i].val() & (self.hp2[i].val() << 4);
+            self.hg4[i].next = self.hg3[i].val() | (self.hp3[i].val() & (self.hg3[i].val() << 8));
+            self.hc16.next = self.hg4[i].val();
+            self.hc15.next = bit_cast::<15, 16>(self.hc16.val());
+            self.hs[i].next = self.hp0[i].val() ^ (bit_cast::<16, 15>(self.hc15.val()) << 1);
+        }
+        for b in 0..4 {
+            for t in 0..2 {
+                self.y16[4 * b + 2 + t].next = self.hs[2 * b + t].val();
             }
         }
         for b in 0..2 {
             for t in 0..2 {
                 self.y32[4 * b + t].next = self.x32[4 * b + t].val();
-                self.y32[4 * b + 2 + t].next = self.x32[4 * b + 2 + t].val() + self.x32[4 * b + 1].val();
+                self.ka[2 * b + t].next = self.x32[4 * b + 2 + t].val();
+                self.kb[2 * b + t].next = self.x32[4 * b + 1].val();
+            }
+        }
+        for i in 0..4 {
+            self.kp0[i].next = self.ka[i].val() ^ self.kb[i].val();
+            self.kg0[i].next = self.ka[i].val() & self.kb[i].val();
+            self.kg1[i].next = self.kg0[i].val() | (self.kp0[i].val() & (self.kg0[i].val() << 1));
+            self.kp1[i].next = self.kp0[i].val() & (self.kp0[i].val() << 1);
+            self.kg2[i].next = self.kg1[i].val() | (self.kp1[i].val() & (self.kg1[i].val() << 2));
+            self.kp2[i].next = self.kp1[i].val() & (self.kp1[i].val() << 2);
+            self.kg3[i].next = self.kg2[i].val() | (self.kp2[i].val() & (self.kg2[i].val() << 4));
+            self.kp3[i].next = self.kp2[i].val() & (self.kp2[i].val() << 4);
+            self.kg4[i].next = self.kg3[i].val() | (self.kp3[i].val() & (self.kg3[i].val() << 8));
+            self.kp4[i].next = self.kp3[i].val() & (self.kp3[i].val() << 8);
+            self.kg5[i].next = self.kg4[i].val() | (self.kp4[i].val() & (self.kg4[i].val() << 16));
+            // the carry into bit k + 1 is bit k of kg5; the carry out of bit 31 is dropped
+            self.kc32.next = self.kg5[i].val();
+            self.kc31.next = bit_cast::<31, 32>(self.kc32.val());
+            self.ks[i].next = self.kp0[i].val() ^ (bit_cast::<32, 31>(self.kc31.val()) << 1);
+        }
+        for b in 0..2 {
+            for t in 0..2 {
+                self.y32[4 * b + 2 + t].next = self.ks[2 * b + t].val();
             }
         }
         for j in 0..8 {
@@ -767,13 +916,56 @@ impl Logic for BlockRebuild {
         for b in 0..2 {
             for t in 0..4 {
                 self.y16[8 * b + t].next = self.x16[8 * b + t].val();
-                self.y16[8 * b + 4 + t].next = self.x16[8 * b + 4 + t].val() + self.x16[8 * b + 3].val();
+                self.ha[4 * b + t].next = self.x16[8 * b + 4 + t].val();
+                self.hb[4 * b + t].next = self.x16[8 * b + 3].val();
+            }
+        }
+        for i in 0..8 {
+            self.hp0[i].next = self.ha[i].val() ^ self.hb[i].val();
+            self.hg0[i].next = self.ha[i].val() & self.hb[i].val();
+            self.hg1[i].next = self.hg0[i].val() | (self.hp0[i].val() & (self.hg0[i].val() << 1));
+            self.hp1[i].next = self.hp0[i].val() & (self.hp0[i].val() << 1);
+            self.hg2[i].next = self.hg1[i].val() | (self.hp1[i].val() & (self.hg1[i].val() << 2));
+            self.hp2[i].next = self.hp1[i].val() & (self.hp1[i].val() << 2);
+            self.hg3[i].next = self.hg2[i].val() | (self.hp2[i].val() & (self.hg2[i].val() << 4));
+            self.hp3[i].next = self.hp2[i].val() & (self.hp2[i].val() << 4);
+            self.hg4[i].next = self.hg3[i].val() | (self.hp3[i].val() & (self.hg3[i].val() << 8));
+            self.hc16.next = self.hg4[i].val();
+            self.hc15.next = bit_cast::<15, 16>(self.hc16.val());
+            self.hs[i].next = self.hp0[i].val() ^ (bit_cast::<16, 15>(self.hc15.val()) << 1);
+        }
+        for b in 0..2 {
+            for t in 0..4 {
+                self.y16[8 * b + 4 + t].next = self.hs[4 * b + t].val();
             }
         }
         for b in 0..1 {
             for t in 0..4 {
                 self.y32[8 * b + t].next = self.x32[8 * b + t].val();
-                self.y32[8 * b + 4 + t].next = self.x32[8 * b + 4 + t].val() + self.x32[8 * b + 3].val();
+                self.ka[4 * b + t].next = self.x32[8 * b + 4 + t].val();
+                self.kb[4 * b + t].next = self.x32[8 * b + 3].val();
+            }
+        }
+        for i in 0..4 {
+            self.kp0[i].next = self.ka[i].val() ^ self.kb[i].val();
+            self.kg0[i].next = self.ka[i].val() & self.kb[i].val();
+            self.kg1[i].next = self.kg0[i].val() | (self.kp0[i].val() & (self.kg0[i].val() << 1));
+            self.kp1[i].next = self.kp0[i].val() & (self.kp0[i].val() << 1);
+            self.kg2[i].next = self.kg1[i].val() | (self.kp1[i].val() & (self.kg1[i].val() << 2));
+            self.kp2[i].next = self.kp1[i].val() & (self.kp1[i].val() << 2);
+            self.kg3[i].next = self.kg2[i].val() | (self.kp2[i].val() & (self.kg2[i].val() << 4));
+            self.kp3[i].next = self.kp2[i].val() & (self.kp2[i].val() << 4);
+            self.kg4[i].next = self.kg3[i].val() | (self.kp3[i].val() & (self.kg3[i].val() << 8));
+            self.kp4[i].next = self.kp3[i].val() & (self.kp3[i].val() << 8);
+            self.kg5[i].next = self.kg4[i].val() | (self.kp4[i].val() & (self.kg4[i].val() << 16));
+            // the carry into bit k + 1 is bit k of kg5; the carry out of bit 31 is dropped
+            self.kc32.next = self.kg5[i].val();
+            self.kc31.next = bit_cast::<31, 32>(self.kc32.val());
+            self.ks[i].next = self.kp0[i].val() ^ (bit_cast::<32, 31>(self.kc31.val()) << 1);
+        }
+        for b in 0..1 {
+            for t in 0..4 {
+                self.y32[8 * b + 4 + t].next = self.ks[4 * b + t].val();
             }
         }
         for j in 0..8 {
@@ -789,10 +981,28 @@ impl Logic for BlockRebuild {
         }
         // level 4 exists for 16-bit symbols only (8 symbols of 32 bits need three)
         for j in 0..8 {
+            self.ha[j].next = self.p3_q[8 + j].q.val();
+            self.hb[j].next = self.p3_q[7].q.val();
+        }
+        for i in 0..8 {
+            self.hp0[i].next = self.ha[i].val() ^ self.hb[i].val();
+            self.hg0[i].next = self.ha[i].val() & self.hb[i].val();
+            self.hg1[i].next = self.hg0[i].val() | (self.hp0[i].val() & (self.hg0[i].val() << 1));
+            self.hp1[i].next = self.hp0[i].val() & (self.hp0[i].val() << 1);
+            self.hg2[i].next = self.hg1[i].val() | (self.hp1[i].val() & (self.hg1[i].val() << 2));
+            self.hp2[i].next = self.hp1[i].val() & (self.hp1[i].val() << 2);
+            self.hg3[i].next = self.hg2[i].val() | (self.hp2[i].val() & (self.hg2[i].val() << 4));
+            self.hp3[i].next = self.hp2[i].val() & (self.hp2[i].val() << 4);
+            self.hg4[i].next = self.hg3[i].val() | (self.hp3[i].val() & (self.hg3[i].val() << 8));
+            self.hc16.next = self.hg4[i].val();
+            self.hc15.next = bit_cast::<15, 16>(self.hc16.val());
+            self.hs[i].next = self.hp0[i].val() ^ (bit_cast::<16, 15>(self.hc15.val()) << 1);
+        }
+        for j in 0..8 {
             self.y4[j].next = self.p3_q[j].q.val();
             self.y4[8 + j].next = self.p3_q[8 + j].q.val();
             if self.w16_q.q.val() {
-                self.y4[8 + j].next = self.p3_q[8 + j].q.val() + self.p3_q[7].q.val();
+                self.y4[8 + j].next = self.hs[j].val();
             }
         }
         for j in 0..16 {
@@ -800,17 +1010,52 @@ impl Logic for BlockRebuild {
         }
 
         // ---- DBX, the running offset and the group's words
-        self.off_in.next = self.off_q.q.val();
-        if self.age_q.q.val() == self.write_age_group[0].val() {
-            self.off_in.next = bits::<32>(0);
+        for j in 0..16 {
+            self.ha[j].next = self.off_q.q.val().get_bits::<16>(0);
+            self.hb[j].next = self.p4_q[j].q.val();
+        }
+        for i in 0..16 {
+            self.hp0[i].next = self.ha[i].val() ^ self.hb[i].val();
+            self.hg0[i].next = self.ha[i].val() & self.hb[i].val();
+            self.hg1[i].next = self.hg0[i].val() | (self.hp0[i].val() & (self.hg0[i].val() << 1));
+            self.hp1[i].next = self.hp0[i].val() & (self.hp0[i].val() << 1);
+            self.hg2[i].next = self.hg1[i].val() | (self.hp1[i].val() & (self.hg1[i].val() << 2));
+            self.hp2[i].next = self.hp1[i].val() & (self.hp1[i].val() << 2);
+            self.hg3[i].next = self.hg2[i].val() | (self.hp2[i].val() & (self.hg2[i].val() << 4));
+            self.hp3[i].next = self.hp2[i].val() & (self.hp2[i].val() << 4);
+            self.hg4[i].next = self.hg3[i].val() | (self.hp3[i].val() & (self.hg3[i].val() << 8));
+            self.hc16.next = self.hg4[i].val();
+            self.hc15.next = bit_cast::<15, 16>(self.hc16.val());
+            self.hs[i].next = self.hp0[i].val() ^ (bit_cast::<16, 15>(self.hc15.val()) << 1);
         }
         for j in 0..16 {
-            self.s16[j].next = self.off_in.val().get_bits::<16>(0) + self.p4_q[j].q.val();
+            self.s16[j].next = self.hs[j].val();
         }
         for j in 0..8 {
             self.half_a.next = self.p4_q[2 * j + 1].q.val();
             self.half_b.next = self.p4_q[2 * j].q.val();
-            self.s32[j].next = self.off_in.val() + ((bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val()));
+            self.ka[j].next = self.off_q.q.val();
+            self.kb[j].next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
+        }
+        for i in 0..8 {
+            self.kp0[i].next = self.ka[i].val() ^ self.kb[i].val();
+            self.kg0[i].next = self.ka[i].val() & self.kb[i].val();
+            self.kg1[i].next = self.kg0[i].val() | (self.kp0[i].val() & (self.kg0[i].val() << 1));
+            self.kp1[i].next = self.kp0[i].val() & (self.kp0[i].val() << 1);
+            self.kg2[i].next = self.kg1[i].val() | (self.kp1[i].val() & (self.kg1[i].val() << 2));
+            self.kp2[i].next = self.kp1[i].val() & (self.kp1[i].val() << 2);
+            self.kg3[i].next = self.kg2[i].val() | (self.kp2[i].val() & (self.kg2[i].val() << 4));
+            self.kp3[i].next = self.kp2[i].val() & (self.kp2[i].val() << 4);
+            self.kg4[i].next = self.kg3[i].val() | (self.kp3[i].val() & (self.kg3[i].val() << 8));
+            self.kp4[i].next = self.kp3[i].val() & (self.kp3[i].val() << 8);
+            self.kg5[i].next = self.kg4[i].val() | (self.kp4[i].val() & (self.kg4[i].val() << 16));
+            // the carry into bit k + 1 is bit k of kg5; the carry out of bit 31 is dropped
+            self.kc32.next = self.kg5[i].val();
+            self.kc31.next = bit_cast::<31, 32>(self.kc32.val());
+            self.ks[i].next = self.kp0[i].val() ^ (bit_cast::<32, 31>(self.kc31.val()) << 1);
+        }
+        for j in 0..8 {
+            self.s32[j].next = self.ks[j].val();
             self.gw[j].next = self.s32[j].val();
             if self.w16_q.q.val() {
                 self.half_a.next = self.s16[2 * j + 1].val();
@@ -818,19 +1063,25 @@ impl Logic for BlockRebuild {
                 self.gw[j].next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
             }
         }
-        self.off_q.d.next = self.s32[7].val();
-        if self.w16_q.q.val() {
-            self.off_q.d.next = bit_cast::<32, 16>(self.s16[15].val());
+        // the offset: 0 from the load, then each written group's last symbol
+        if self.dbx_wr_q[0].q.val() | self.dbx_wr_q[1].q.val() | self.dbx_wr_q[2].q.val() | self.dbx_wr_q[3].q.val() {
+            self.off_q.d.next = self.s32[7].val();
+            if self.w16_q.q.val() {
+                self.off_q.d.next = bit_cast::<32, 16>(self.s16[15].val());
+            }
+        }
+        if self.load.val() {
+            self.off_q.d.next = bits::<32>(0);
         }
 
         // ---- words: raw and pass-through with the item, coded at one age, DBX by group
         for k in 0..32 {
-            if self.is_coded.val() & (self.age_q.q.val() == self.write_age_coded.val()) {
+            if self.coded_wr_q.q.val() {
                 self.half_a.next = self.hv[2 * k + 1].val();
                 self.half_b.next = self.hv[2 * k].val();
                 self.words_q[k].d.next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
             }
-            if self.is_dbx.val() & (self.age_q.q.val() == self.write_age_group[k / 8].val()) {
+            if self.dbx_wr_q[k / 8].q.val() {
                 self.words_q[k].d.next = self.gw[k % 8].val();
             }
             if self.load.val() & (self.kind.val() >= self.kind_raw.val()) {
@@ -863,7 +1114,7 @@ impl Logic for BlockRebuild {
             self.kb16[j].next = false;
         }
         for g in 0..4 {
-            if self.age_q.q.val() == self.check_age_group[g].val() {
+            if self.dbx_chk_q[g].q.val() {
                 for j in 0..8 {
                     self.kw[j].next = self.words_q[8 * g + j].q.val();
                     self.kl32[j].next = self.cl32[8 * g + j].val();
@@ -875,16 +1126,50 @@ impl Logic for BlockRebuild {
                 }
             }
         }
+        // s < low as the borrow of s − low: no carry out of s + ¬low + 1 (Kogge–Stone carry
+        // trees, the carry-in folded into bit 0's generate)
+        for j in 0..8 {
+            self.ha[2 * j].next = self.kw[j].val().get_bits::<16>(0);
+            self.hb[2 * j].next = !self.kl16[2 * j].val();
+            self.ha[2 * j + 1].next = self.kw[j].val().get_bits::<16>(16);
+            self.hb[2 * j + 1].next = !self.kl16[2 * j + 1].val();
+            self.ka[j].next = self.kw[j].val();
+            self.kb[j].next = !self.kl32[j].val();
+        }
+        for i in 0..16 {
+            self.hp0[i].next = self.ha[i].val() ^ self.hb[i].val();
+            self.hg0[i].next = (self.ha[i].val() & self.hb[i].val()) | (self.hp0[i].val() & 1);
+            self.hg1[i].next = self.hg0[i].val() | (self.hp0[i].val() & (self.hg0[i].val() << 1));
+            self.hp1[i].next = self.hp0[i].val() & (self.hp0[i].val() << 1);
+            self.hg2[i].next = self.hg1[i].val() | (self.hp1[i].val() & (self.hg1[i].val() << 2));
+            self.hp2[i].next = self.hp1[i].val() & (self.hp1[i].val() << 2);
+            self.hg3[i].next = self.hg2[i].val() | (self.hp2[i].val() & (self.hg2[i].val() << 4));
+            self.hp3[i].next = self.hp2[i].val() & (self.hp2[i].val() << 4);
+            self.hg4[i].next = self.hg3[i].val() | (self.hp3[i].val() & (self.hg3[i].val() << 8));
+        }
+        for i in 0..8 {
+            self.kp0[i].next = self.ka[i].val() ^ self.kb[i].val();
+            self.kg0[i].next = (self.ka[i].val() & self.kb[i].val()) | (self.kp0[i].val() & 1);
+            self.kg1[i].next = self.kg0[i].val() | (self.kp0[i].val() & (self.kg0[i].val() << 1));
+            self.kp1[i].next = self.kp0[i].val() & (self.kp0[i].val() << 1);
+            self.kg2[i].next = self.kg1[i].val() | (self.kp1[i].val() & (self.kg1[i].val() << 2));
+            self.kp2[i].next = self.kp1[i].val() & (self.kp1[i].val() << 2);
+            self.kg3[i].next = self.kg2[i].val() | (self.kp2[i].val() & (self.kg2[i].val() << 4));
+            self.kp3[i].next = self.kp2[i].val() & (self.kp2[i].val() << 4);
+            self.kg4[i].next = self.kg3[i].val() | (self.kp3[i].val() & (self.kg3[i].val() << 8));
+            self.kp4[i].next = self.kp3[i].val() & (self.kp3[i].val() << 8);
+            self.kg5[i].next = self.kg4[i].val() | (self.kp4[i].val() & (self.kg4[i].val() << 16));
+        }
         self.bad.next = false;
         for j in 0..8 {
             if self.w16_q.q.val() {
-                if (self.kw[j].val().get_bits::<16>(0) < self.kl16[2 * j].val()) != self.kb16[2 * j].val() {
+                if !self.hg4[2 * j].val().get_bit(15) != self.kb16[2 * j].val() {
                     self.bad.next = true;
                 }
-                if (self.kw[j].val().get_bits::<16>(16) < self.kl16[2 * j + 1].val()) != self.kb16[2 * j + 1].val() {
+                if !self.hg4[2 * j + 1].val().get_bit(15) != self.kb16[2 * j + 1].val() {
                     self.bad.next = true;
                 }
-            } else if (self.kw[j].val() < self.kl32[j].val()) != self.kb32[j].val() {
+            } else if !self.kg5[j].val().get_bit(31) != self.kb32[j].val() {
                 self.bad.next = true;
             }
         }
