@@ -192,7 +192,7 @@ pub struct EngineD2h {
     a_load: Signal<Local, Bit>,
     sel_bq_room: Signal<Local, Bit>,
     sel_dq_has: Signal<Local, Bit>,
-    sel_dq_wire: Signal<Local, Bits<32>>,
+    sel_dq_wire: Signal<Local, Bits<13>>,
     sel_dq_id: Signal<Local, Bits<8>>,
     push_base: Signal<Local, Bit>,
     pop_done: Signal<Local, Bit>,
@@ -210,6 +210,37 @@ pub struct EngineD2h {
     written: [Signal<Local, Bit>; 2] = arr(),
     issued: [Signal<Local, Bit>; 2] = arr(),
     d_tot_n: Signal<Local, Bits<32>>,
+    /// Per lane: the head entry's wire bytes, prefetched (valid while the queue is not empty).
+    hw_q: [DFF<Bits<13>>; 2] = arr(),
+    /// Per lane: the accountant pops the lane's head this cycle.
+    pop_l: [Signal<Local, Bit>; 2] = arr(),
+    rp1: [Signal<Local, Bits<4>>; 2] = arr(),
+    /// Per lane: the entry after the head, and its wire bytes.
+    hw_ent: [Signal<Local, Bits<21>>; 2] = arr(),
+    hw_h1: [Signal<Local, Bits<13>>; 2] = arr(),
+    /// Per lane: the lane's entry lands at the next cycle's head.
+    hw_in: [Signal<Local, Bit>; 2] = arr(),
+    /// `a_base` plus the selected chunk's wire bytes (see the adder in `update`).
+    a_sum: Signal<Local, Bits<32>>,
+    sa_lo: Signal<Local, Bits<13>>,
+    sp0: Signal<Local, Bits<13>>,
+    sg0: Signal<Local, Bits<13>>,
+    sg1: Signal<Local, Bits<13>>,
+    sp1: Signal<Local, Bits<13>>,
+    sg2: Signal<Local, Bits<13>>,
+    sp2: Signal<Local, Bits<13>>,
+    sg3: Signal<Local, Bits<13>>,
+    sp3: Signal<Local, Bits<13>>,
+    sg4: Signal<Local, Bits<13>>,
+    s_lo: Signal<Local, Bits<13>>,
+    sa_hi: Signal<Local, Bits<19>>,
+    st0: Signal<Local, Bits<19>>,
+    st1: Signal<Local, Bits<19>>,
+    st2: Signal<Local, Bits<19>>,
+    st3: Signal<Local, Bits<19>>,
+    st4: Signal<Local, Bits<19>>,
+    st5: Signal<Local, Bits<19>>,
+    s_hi: Signal<Local, Bits<19>>,
 }
 }
 
@@ -252,6 +283,8 @@ impl Logic for EngineD2h {
             self.o1_data[k].d.next = self.o1_data[k].q.val();
         }
         for l in 0..2 {
+            self.hw_q[l].clock.next = self.clock.val();
+            self.hw_q[l].d.next = self.hw_q[l].q.val();
             self.open[l].clock.next = self.clock.val();
             self.open[l].d.next = self.open[l].q.val();
             self.dq_wp[l].clock.next = self.clock.val();
@@ -317,7 +350,7 @@ impl Logic for EngineD2h {
         self.sel_room.next = false;
         self.sel_bq_room.next = false;
         self.sel_dq_has.next = false;
-        self.sel_dq_wire.next = bits::<32>(0);
+        self.sel_dq_wire.next = bits::<13>(0);
         self.sel_dq_id.next = bits::<8>(0);
         $(
             self.dq_has[$i].next = self.dq_wp[$i].q.val() != self.dq_rp[$i].q.val();
@@ -344,7 +377,7 @@ impl Logic for EngineD2h {
             if self.a_lane.q.val() == self.lane_ix[$i].val() {
                 self.sel_bq_room.next = self.bq_room[$i].val();
                 self.sel_dq_has.next = self.dq_has[$i].val();
-                self.sel_dq_wire.next = bit_cast::<32, 13>(bit_cast::<13, 21>(self.dq_head[$i].val()));
+                self.sel_dq_wire.next = self.hw_q[$i].q.val();
                 self.sel_dq_id.next = bit_cast::<8, 21>(self.dq_head[$i].val() >> 13);
             }
         )*
@@ -373,6 +406,34 @@ impl Logic for EngineD2h {
         }
 
         // ---- base accountant: base of chunk c to its lane, then chunk c's done
+        // a_sum = a_base + the 13-bit wire count: a Kogge–Stone low part and an incrementer
+        // (prefix AND of the flop's own bits, off the late path) above it; Yosys `+` maps as a
+        // 32-bit ripple here.
+        self.sa_lo.next = self.a_base.q.val().get_bits::<13>(0);
+        self.sp0.next = self.sa_lo.val() ^ self.sel_dq_wire.val();
+        self.sg0.next = self.sa_lo.val() & self.sel_dq_wire.val();
+        self.sg1.next = self.sg0.val() | (self.sp0.val() & (self.sg0.val() << 1));
+        self.sp1.next = self.sp0.val() & (self.sp0.val() << 1);
+        self.sg2.next = self.sg1.val() | (self.sp1.val() & (self.sg1.val() << 2));
+        self.sp2.next = self.sp1.val() & (self.sp1.val() << 2);
+        self.sg3.next = self.sg2.val() | (self.sp2.val() & (self.sg2.val() << 4));
+        self.sp3.next = self.sp2.val() & (self.sp2.val() << 4);
+        self.sg4.next = self.sg3.val() | (self.sp3.val() & (self.sg3.val() << 8));
+        self.s_lo.next = self.sp0.val() ^ (self.sg4.val() << 1);
+        self.sa_hi.next = self.a_base.q.val().get_bits::<19>(13);
+        // st[i]: bits 0..i of sa_hi are all ones (bit 0: always), so bit i flips on a carry in.
+        self.st0.next = (self.sa_hi.val() << 1) | 1;
+        // Prefix AND, level k looking 2^k bits down (ones shifted in: below bit 0 is "all ones").
+        self.st1.next = self.st0.val() & ((self.st0.val() << 1) | 0x1);
+        self.st2.next = self.st1.val() & ((self.st1.val() << 2) | 0x3);
+        self.st3.next = self.st2.val() & ((self.st2.val() << 4) | 0xF);
+        self.st4.next = self.st3.val() & ((self.st3.val() << 8) | 0xFF);
+        self.st5.next = self.st4.val() & ((self.st4.val() << 16) | 0xFFFF);
+        self.s_hi.next = self.sa_hi.val();
+        if self.sg4.val().get_bit(12) {
+            self.s_hi.next = self.sa_hi.val() ^ self.st5.val();
+        }
+        self.a_sum.next = (bit_cast::<32, 19>(self.s_hi.val()) << 13) | bit_cast::<32, 13>(self.s_lo.val());
         self.q_acc_next.next = self.q_acc.q.val();
         self.a_n.next = bit_cast::<21, 32>(self.ac_bytes.val() >> 12);
         if bit_cast::<12, 32>(self.ac_bytes.val()).any() {
@@ -401,7 +462,7 @@ impl Logic for EngineD2h {
             self.a_pushed.d.next = true;
         }
         if self.pop_done.val() {
-            self.a_base.d.next = self.a_base.q.val() + self.sel_dq_wire.val();
+            self.a_base.d.next = self.a_sum.val();
             self.a_left.d.next = self.a_left.q.val() - 1;
             self.a_lane.d.next = !self.a_lane.q.val();
             self.a_pushed.d.next = false;
@@ -409,7 +470,7 @@ impl Logic for EngineD2h {
             if self.a_left.q.val() == 1 {
                 self.a_have.d.next = false;
                 self.e_pend.d.next = true;
-                self.e_wire.d.next = self.a_base.q.val() + self.sel_dq_wire.val();
+                self.e_wire.d.next = self.a_sum.val();
                 self.e_id.d.next = self.sel_dq_id.val();
                 self.e_target.d.next = self.a_tot.q.val() + 1;
             }
@@ -423,7 +484,6 @@ impl Logic for EngineD2h {
         }
 
         // ---- per lane: queues, drain, lane and buffer wiring, ports
-        self.d_tot_n.next = self.d_tot.q.val();
         $(
             if self.$lane.done_valid.val() {
                 for k in 0..8 {
@@ -435,8 +495,28 @@ impl Logic for EngineD2h {
                 }
                 self.dq_wp[$i].d.next = self.dq_wp[$i].q.val() + 1;
             }
-            if self.pop_done.val() & (self.a_lane.q.val() == self.lane_ix[$i].val()) {
+            self.pop_l[$i].next = self.pop_done.val() & (self.a_lane.q.val() == self.lane_ix[$i].val());
+            if self.pop_l[$i].val() {
                 self.dq_rp[$i].d.next = self.dq_rp[$i].q.val() + 1;
+            }
+            // The head's wire bytes, prefetched into `hw_q` (the accountant's adder reads a flop,
+            // not the queue's 8:1 mux): the entry after the head when it pops, the lane's entry
+            // when it lands at the new head; both candidates from this cycle's early pointers.
+            self.rp1[$i].next = self.dq_rp[$i].q.val() + 1;
+            self.hw_ent[$i].next = bits::<21>(0);
+            for k in 0..8 {
+                if bit_cast::<3, 4>(self.rp1[$i].val()) == self.ix8[k].val() {
+                    self.hw_ent[$i].next = self.$dq[k].q.val();
+                }
+            }
+            self.hw_h1[$i].next = bit_cast::<13, 21>(self.hw_ent[$i].val());
+            self.hw_in[$i].next = self.$lane.done_valid.val() & (self.dq_wp[$i].q.val() == self.dq_rp[$i].q.val());
+            if self.pop_l[$i].val() {
+                self.hw_in[$i].next = self.$lane.done_valid.val() & (self.dq_wp[$i].q.val() == self.rp1[$i].val());
+                self.hw_q[$i].d.next = self.hw_h1[$i].val();
+            }
+            if self.hw_in[$i].val() {
+                self.hw_q[$i].d.next = bit_cast::<13, 32>(self.$lane.done_wire_bytes.val());
             }
             if self.push_base.val() & (self.a_lane.q.val() == self.lane_ix[$i].val()) {
                 for k in 0..4 {
@@ -476,9 +556,6 @@ impl Logic for EngineD2h {
             // A chunk counts as written once its final write is taken, so that `done` never
             // comes before a write of its transfer that the memory still holds off.
             self.written[$i].next = self.o_valid[$i].q.val() & self.$wr.val() & self.o_clast[$i].q.val();
-            if self.written[$i].val() {
-                self.d_tot_n.next = self.d_tot_n.val() + 1;
-            }
             self.issued[$i].next = self.issue.val() & (self.i_lane.q.val() == self.lane_ix[$i].val());
             if self.issued[$i].val() & !self.drained[$i].val() {
                 self.open[$i].d.next = self.open[$i].q.val() + 1;
@@ -520,6 +597,14 @@ impl Logic for EngineD2h {
             self.$wid.next = self.o_id[$i].q.val();
             self.$wl.next = self.o_last[$i].q.val();
         )*
+        // Chunks written this cycle: 0, 1 or 2 (both increments from the flop, selected late).
+        self.d_tot_n.next = self.d_tot.q.val();
+        if self.written[0].val() != self.written[1].val() {
+            self.d_tot_n.next = self.d_tot.q.val() + 1;
+        }
+        if self.written[0].val() & self.written[1].val() {
+            self.d_tot_n.next = self.d_tot.q.val() + 2;
+        }
         self.d_tot.d.next = self.d_tot_n.val();
         self.q_wr.d.next = self.q_wr_next.val();
         self.q_iss.d.next = self.q_iss_next.val();
