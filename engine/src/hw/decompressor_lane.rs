@@ -144,8 +144,12 @@ pub struct DecompressorLane {
     c_done: [DFF<Bit>; CONTEXTS] = arr(),
     c_err: [DFF<Bit>; CONTEXTS] = arr(),
     c_cls: [DFF<Bits<4>>; CONTEXTS] = arr(),
-    c_echunk: [DFF<Bits<20>>; CONTEXTS] = arr(),
+    /// The context's error lies past its one chunk (its `err_chunk` is 1, trailing bytes; a
+    /// context is given a single chunk, so its error chunk is 0 or 1).
+    c_epast: [DFF<Bit>; CONTEXTS] = arr(),
     c_chunk: [DFF<Bits<20>>; CONTEXTS] = arr(),
+    /// `c_chunk + 1`, stored at dispatch (the error report reads a mux, not an adder).
+    c_chunk1: [DFF<Bits<20>>; CONTEXTS] = arr(),
     c_final: [DFF<Bit>; CONTEXTS] = arr(),
     rr: DFF<Bits<2>>,
     o_valid: DFF<Bit>,
@@ -177,6 +181,13 @@ pub struct DecompressorLane {
     feed: Signal<Local, Bit>,
     feed_last: Signal<Local, Bit>,
     rest: Signal<Local, Bits<7>>,
+    /// More bytes in view than the chunk has left (`avail > f_left`).
+    avail_over_left: Signal<Local, Bit>,
+    /// The chunk has more bytes left than are in view (`f_left > avail`).
+    left_over_avail: Signal<Local, Bit>,
+    /// Feed: this cycle's piece is the rest of the chunk (`n = f_left`), or all the bytes in view.
+    n_is_left: Signal<Local, Bit>,
+    n_is_avail: Signal<Local, Bit>,
     pop0: Signal<Local, Bit>,
     pop1: Signal<Local, Bit>,
     left_cnt: Signal<Local, Bits<2>>,
@@ -190,6 +201,8 @@ pub struct DecompressorLane {
     ret_err: Signal<Local, Bit>,
     ret_cls: Signal<Local, Bits<4>>,
     ret_chunk: Signal<Local, Bits<20>>,
+    /// The splitter's chunk counter plus one (its next value, and a context's trailing-error chunk).
+    chunk_inc: Signal<Local, Bits<20>>,
     ovec: Signal<Local, Bits<8>>,
     osh: Signal<Local, Bits<3>>,
     gsel: Signal<Local, Bits<2>>,
@@ -228,8 +241,10 @@ impl Logic for DecompressorLane {
             self.c_err[c].d.next = self.c_err[c].q.val();
             self.c_cls[c].clock.next = self.clock.val();
             self.c_cls[c].d.next = self.c_cls[c].q.val();
-            self.c_echunk[c].clock.next = self.clock.val();
-            self.c_echunk[c].d.next = self.c_echunk[c].q.val();
+            self.c_epast[c].clock.next = self.clock.val();
+            self.c_epast[c].d.next = self.c_epast[c].q.val();
+            self.c_chunk1[c].clock.next = self.clock.val();
+            self.c_chunk1[c].d.next = self.c_chunk1[c].q.val();
             self.c_chunk[c].clock.next = self.clock.val();
             self.c_chunk[c].d.next = self.c_chunk[c].q.val();
             self.c_final[c].clock.next = self.clock.val();
@@ -246,6 +261,8 @@ impl Logic for DecompressorLane {
         if self.ib_cnt.q.val() == 2 {
             self.avail.next = self.avail0.val() + bit_cast::<7, 6>(self.ib1_bytes.q.val());
         }
+        self.avail_over_left.next = bit_cast::<13, 7>(self.avail.val()) > self.f_left.q.val();
+        self.left_over_avail.next = self.f_left.q.val() > bit_cast::<13, 7>(self.avail.val());
         for k in 0..8 {
             self.view[k].next = self.ib0[k].q.val();
             self.view[k + 8].next = self.ib1[k].q.val();
@@ -289,7 +306,7 @@ impl Logic for DecompressorLane {
             if self.$ctx.err_valid.val() {
                 self.c_err[$i].d.next = true;
                 self.c_cls[$i].d.next = self.$ctx.err_class.val();
-                self.c_echunk[$i].d.next = self.$ctx.err_chunk.val();
+                self.c_epast[$i].d.next = self.$ctx.err_chunk.val().any();
             }
             if self.c_busy[$i].q.val() {
                 self.busy_any.next = true;
@@ -305,17 +322,23 @@ impl Logic for DecompressorLane {
                 self.ret_err.next = self.c_err[$i].q.val();
                 self.ret_cls.next = self.c_cls[$i].q.val();
                 // The context's chunk index (0: it is given one chunk) offset by the chunk's.
-                self.ret_chunk.next = self.c_chunk[$i].q.val() + self.c_echunk[$i].q.val();
+                self.ret_chunk.next = self.c_chunk[$i].q.val();
+                if self.c_epast[$i].q.val() {
+                    self.ret_chunk.next = self.c_chunk1[$i].q.val();
+                }
                 self.c_busy[$i].d.next = false;
             }
         )*
 
         // ---- the splitter: one header or one piece of a chunk per cycle
+        self.chunk_inc.next = self.chunk.q.val() + 1;
         self.st_n.next = self.st.q.val();
         self.n.next = bits::<7>(0);
         self.dispatch.next = false;
         self.feed.next = false;
         self.feed_last.next = false;
+        self.n_is_left.next = false;
+        self.n_is_avail.next = false;
         self.err_q.d.next = false;
         self.done_q.d.next = false;
         self.in_done_n.next = self.in_done.q.val();
@@ -350,23 +373,35 @@ impl Logic for DecompressorLane {
                     self.bad_hdr.d.next = true;
                 }
                 self.raw_left.d.next = self.raw_left.q.val() - self.craw.val();
-                self.chunk.d.next = self.chunk.q.val() + 1;
+                self.chunk.d.next = self.chunk_inc.val();
                 self.fctx.d.next = self.dctx.q.val();
                 self.dctx.d.next = self.dctx.q.val() + 1;
                 self.st_n.next = self.s_feed.val();
             }
         } else if self.st.q.val() == self.s_feed.val() {
             if self.fifo_room.val() {
+                // n = min(avail, f_left, 32), its three compares side by side.
                 self.n.next = self.avail.val();
-                if bit_cast::<13, 7>(self.n.val()) > self.f_left.q.val() {
+                if self.avail_over_left.val() {
                     self.n.next = bit_cast::<7, 13>(self.f_left.q.val());
-                }
-                if self.n.val() > 32 {
+                    if self.f_left.q.val() > 32 {
+                        self.n.next = bits::<7>(32);
+                    }
+                } else if self.avail.val() > 32 {
                     self.n.next = bits::<7>(32);
                 }
-                self.feed_last.next = (bit_cast::<13, 7>(self.n.val()) == self.f_left.q.val()) | (self.in_done.q.val() & (self.n.val() == self.avail.val()));
+                // n = f_left iff f_left ≤ avail and f_left ≤ 32; n = avail iff avail ≤ f_left and
+                // avail ≤ 32; f_left − n from two subtractors that do not wait for n.
+                self.n_is_left.next = !self.left_over_avail.val() & (self.f_left.q.val() <= 32);
+                self.n_is_avail.next = !self.avail_over_left.val() & (self.avail.val() <= 32);
+                self.feed_last.next = self.n_is_left.val() | (self.in_done.q.val() & self.n_is_avail.val());
                 self.feed.next = self.n.val().any() | self.feed_last.val();
-                self.f_left.d.next = self.f_left.q.val() - bit_cast::<13, 7>(self.n.val());
+                self.f_left.d.next = self.f_left.q.val() - 32;
+                if self.n_is_left.val() {
+                    self.f_left.d.next = bits::<13>(0);
+                } else if self.n_is_avail.val() {
+                    self.f_left.d.next = self.f_left.q.val() - bit_cast::<13, 7>(self.avail.val());
+                }
                 if self.feed_last.val() {
                     if bit_cast::<13, 7>(self.n.val()) != self.f_left.q.val() {
                         // The stream ended inside the chunk: no chunk follows.
@@ -422,9 +457,25 @@ impl Logic for DecompressorLane {
         }
 
         // ---- the held beats: drop what was read, append the offered beat
-        self.pop0.next = self.ib_cnt.q.val().any() & (self.n.val() >= self.avail0.val());
+        // pop0 = (n >= avail0), pop1 = (n >= avail), decided from the state and the compares
+        // rather than from n (the beats' write enables fan out to 512 flops): Trail and Drain
+        // read everything, Feed reads min(avail, f_left, 32) (never less than 32 ≥ avail0),
+        // every other cycle nothing.
+        self.pop0.next = false;
+        self.pop1.next = false;
+        if (self.st.q.val() == self.s_trail.val()) | (self.st.q.val() == self.s_drain.val()) {
+            self.pop0.next = true;
+            self.pop1.next = true;
+        } else if (self.st.q.val() == self.s_feed.val()) & self.fifo_room.val() {
+            self.pop0.next = bit_cast::<13, 7>(self.avail0.val()) <= self.f_left.q.val();
+            self.pop1.next = !self.avail_over_left.val() & (self.avail.val() <= 32);
+        } else {
+            self.pop0.next = !self.avail0.val().any();
+            self.pop1.next = !self.avail.val().any();
+        }
+        self.pop0.next = self.pop0.val() & self.ib_cnt.q.val().any();
+        self.pop1.next = self.pop1.val() & (self.ib_cnt.q.val() == 2);
         self.rest.next = self.n.val() - self.avail0.val();
-        self.pop1.next = self.pop0.val() & (self.ib_cnt.q.val() == 2) & (self.rest.val() >= bit_cast::<7, 6>(self.ib1_bytes.q.val()));
         self.left_cnt.next = self.ib_cnt.q.val();
         if self.pop0.val() {
             self.left_cnt.next = self.ib_cnt.q.val() - 1;
@@ -486,6 +537,7 @@ impl Logic for DecompressorLane {
                 self.c_done[$i].d.next = false;
                 self.c_err[$i].d.next = false;
                 self.c_chunk[$i].d.next = self.chunk.q.val();
+                self.c_chunk1[$i].d.next = self.chunk_inc.val();
                 self.c_final[$i].d.next = self.raw_left.q.val() == self.craw.val();
             }
             self.$fifo.push.next = self.feed.val() & (self.fctx.q.val() == self.ctx_ix[$i].val());
@@ -528,7 +580,8 @@ impl Logic for DecompressorLane {
         $(
             self.$ctx.out_ready.next = self.take.val() & (self.gsel.val() == self.ctx_ix[$i].val());
             if self.take.val() & (self.gsel.val() == self.ctx_ix[$i].val()) {
-                self.o_addr.d.next = (bit_cast::<32, 20>(self.c_chunk[$i].q.val()) << 12) + self.$ctx.out_addr.val();
+                // The context writes below 4096 (its one chunk): the chunk's base is a concatenation.
+                self.o_addr.d.next = (bit_cast::<32, 20>(self.c_chunk[$i].q.val()) << 12) | self.$ctx.out_addr.val();
                 for k in 0..8 {
                     self.o_data[k].d.next = self.$ctx.out_data[k].val();
                 }
