@@ -219,6 +219,14 @@ pub struct ChunkDecoder {
     header: Signal<Local, Bits<16>> = d(),
     chunk_raw: Signal<Local, Bits<13>> = d(),
     popc: Signal<Local, Bits<7>> = d(),
+    /// The mask words the popcount reads (the second only for 16-bit symbols).
+    pm: [Signal<Local, Bits<32>>; 2] = arr(),
+    pc2: [Signal<Local, Bits<32>>; 2] = arr(),
+    pc4: [Signal<Local, Bits<32>>; 2] = arr(),
+    pc8: [Signal<Local, Bits<32>>; 2] = arr(),
+    pc16: [Signal<Local, Bits<32>>; 2] = arr(),
+    pc_sum: Signal<Local, Bits<32>> = d(),
+    pc32: [Signal<Local, Bits<7>>; 2] = arr(),
     q_of_n: Signal<Local, Bits<3>> = d(),
     zk: Signal<Local, Bits<7>> = d(),
     zs: [Signal<Local, Bits<32>>; 4] = arr(),
@@ -452,15 +460,22 @@ impl Logic for ChunkDecoder {
             }
         }
         // Mask popcount and ⌈log2 n⌉ (ZBX position field).
-        self.popc.next = bits::<7>(0);
-        for i in 0..32 {
-            if self.v0.val().get_bit(i) {
-                self.popc.next = self.popc.val() + 1;
-            }
-            if self.t_w16.q.val() & self.v1.val().get_bit(i) {
-                self.popc.next = self.popc.val() + 1;
-            }
+        // A tree of field-wise sums (1-, 2-, 4-, 8-, 16-bit fields; the masked-off bits are
+        // constant zeros, so no carry crosses a field): six adder levels, not a 64-long chain.
+        self.pm[0].next = self.v0.val();
+        self.pm[1].next = bits::<32>(0);
+        if self.t_w16.q.val() {
+            self.pm[1].next = self.v1.val();
         }
+        for h in 0..2 {
+            self.pc2[h].next = (self.pm[h].val() & 0x5555_5555_u64) + ((self.pm[h].val() >> 1) & 0x5555_5555_u64);
+            self.pc4[h].next = (self.pc2[h].val() & 0x3333_3333_u64) + ((self.pc2[h].val() >> 2) & 0x3333_3333_u64);
+            self.pc8[h].next = (self.pc4[h].val() & 0x0F0F_0F0F_u64) + ((self.pc4[h].val() >> 4) & 0x0F0F_0F0F_u64);
+            self.pc16[h].next = (self.pc8[h].val() & 0x00FF_00FF_u64) + ((self.pc8[h].val() >> 8) & 0x00FF_00FF_u64);
+            self.pc_sum.next = (self.pc16[h].val() & 0xFFFF_u64) + (self.pc16[h].val() >> 16);
+            self.pc32[h].next = bit_cast::<7, 32>(self.pc_sum.val());
+        }
+        self.popc.next = self.pc32[0].val() + self.pc32[1].val();
         self.q_of_n.next = bits::<3>(6);
         if self.popc.val() <= 32 {
             self.q_of_n.next = bits::<3>(5);
