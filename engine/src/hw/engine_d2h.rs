@@ -421,7 +421,7 @@ impl Logic for EngineD2h {
         self.sg4.next = self.sg3.val() | (self.sp3.val() & (self.sg3.val() << 8));
         self.s_lo.next = self.sp0.val() ^ (self.sg4.val() << 1);
         self.sa_hi.next = self.a_base.q.val().get_bits::<19>(13);
-        // st[i]: bits 0..i of sa_hi are all ones (bit 0: always), so bit i flips on a carry in.
+        // st5[i]: bits 0..i−1 of sa_hi are all ones (true for bit 0), so bit i flips on a carry in.
         self.st0.next = (self.sa_hi.val() << 1) | 1;
         // Prefix AND, level k looking 2^k bits down (ones shifted in: below bit 0 is "all ones").
         self.st1.next = self.st0.val() & ((self.st0.val() << 1) | 0x1);
