@@ -26,7 +26,9 @@
 //! them behind the lane's partial beat (a byte funnel; one shared by both lanes, since a cycle
 //! moves one segment) and pushes 0–2 full 32-byte pieces into that lane's two piece buffers
 //! (even and odd pieces, [`ChunkFifo`]s). A lane's last piece carries `last` (a partial piece or
-//! an empty one flushes the rest). A chunk boundary costs one cycle.
+//! an empty one flushes the rest). A chunk's 2-byte header is read (and routed) in a cycle of its
+//! own and its body's length registered, so no length or flag depends on the stream bytes of the
+//! same cycle: a chunk costs one cycle more than its body's segments.
 
 use super::chunk_fifo::ChunkFifo;
 use super::decompressor_lane::DecompressorLane;
@@ -116,16 +118,18 @@ pub struct EngineH2d {
     fb1: ChunkFifo,
 
     lane_ix: [Constant<Bit>; 2] = [Constant::new(false), Constant::new(true)],
-    ix16: [Constant<Bits<4>>; 16] = constants(1),
     ix8: [Constant<Bits<3>>; 8] = constants(1),
     k4: [Constant<Bits<7>>; 17] = constants(4),
     k_chunk: Constant<Bits<32>> = Constant::new(CHUNK_RAW_BYTES.into()),
+    k_two_chunks: Constant<Bits<32>> = Constant::new((2 * CHUNK_RAW_BYTES).into()),
+    k_window: Constant<Bits<7>> = Constant::new((STREAM_BEAT_BYTES as u64).into()),
     c_trailing: Constant<Bits<4>> = Constant::new(11u64.into()),
     t_active: DFF<Bit>,
     t_id: DFF<Bits<8>>,
     raw_left: DFF<Bits<32>>,
+    raw_nz: DFF<Bit>,
+    in_chunk: DFF<Bit>,
     c_lane: DFF<Bit>,
-    s_lane: DFF<Bit>,
     s_final: DFF<Bit>,
     s_craw: DFF<Bits<13>>,
     cl: DFF<Bits<13>>,
@@ -143,6 +147,8 @@ pub struct EngineH2d {
     ib1_last: DFF<Bit>,
     ib_cnt: DFF<Bits<2>>,
     off: DFF<Bits<6>>,
+    pq_hot: DFF<Bits<16>>,
+    avail_q: DFF<Bits<7>>,
     in_ready_q: DFF<Bit>,
     desc_ready_q: DFF<Bit>,
     acc0: [DFF<Bits<32>>; 8] = arr(),
@@ -176,17 +182,25 @@ pub struct EngineH2d {
     view: [Signal<Local, Bits<32>>; 32] = arr(),
     pw: [Signal<Local, Bits<32>>; 17] = arr(),
     seg: [Signal<Local, Bits<32>>; 16] = arr(),
-    pq: Signal<Local, Bits<4>>,
+    off_n: Signal<Local, Bits<6>>,
     rsh: Signal<Local, Bits<6>>,
     at_start: Signal<Local, Bit>,
     trailing: Signal<Local, Bit>,
-    craw: Signal<Local, Bits<32>>,
+    big: Signal<Local, Bit>,
     raw_after: Signal<Local, Bits<32>>,
     hdr: Signal<Local, Bits<16>>,
     hdr_c: Signal<Local, Bits<13>>,
-    clen: Signal<Local, Bits<13>>,
-    want: Signal<Local, Bits<13>>,
-    n: Signal<Local, Bits<7>>,
+    body: Signal<Local, Bits<13>>,
+    wantc: Signal<Local, Bits<7>>,
+    wsmall: Signal<Local, Bits<7>>,
+    cl_lo: Signal<Local, Bits<7>>,
+    cl_big: Signal<Local, Bit>,
+    cl_huge: Signal<Local, Bit>,
+    ge: Signal<Local, Bit>,
+    gt: Signal<Local, Bit>,
+    take_all: Signal<Local, Bit>,
+    zero_body: Signal<Local, Bit>,
+    end_body: Signal<Local, Bit>,
     lo_start: Signal<Local, Bit>,
     cl_n: Signal<Local, Bits<13>>,
     tl: Signal<Local, Bit>,
@@ -194,10 +208,12 @@ pub struct EngineH2d {
     tl_shut: Signal<Local, Bit>,
     consume: Signal<Local, Bit>,
     route: Signal<Local, Bit>,
-    fin_eff: Signal<Local, Bit>,
     fin: Signal<Local, Bit>,
     pop_ib: Signal<Local, Bit>,
     cnt_left: Signal<Local, Bits<2>>,
+    avail_n: Signal<Local, Bits<7>>,
+    imask: Signal<Local, Bits<32>>,
+    inm: [Signal<Local, Bits<32>>; 16] = arr(),
     cnt_n: Signal<Local, Bits<2>>,
     got_last_n: Signal<Local, Bit>,
     pmask: Signal<Local, Bits<32>>,
@@ -210,6 +226,8 @@ pub struct EngineH2d {
     u: [Signal<Local, Bits<32>>; 24] = arr(),
     cat: [Signal<Local, Bits<32>>; 24] = arr(),
     tot: Signal<Local, Bits<7>>,
+    tot_a: Signal<Local, Bits<7>>,
+    tot_w: Signal<Local, Bits<7>>,
     np: Signal<Local, Bits<2>>,
     r_n: Signal<Local, Bits<5>>,
     acc_n: [Signal<Local, Bits<32>>; 8] = arr(),
@@ -249,8 +267,8 @@ impl Logic for EngineH2d {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, t_active, t_id, raw_left, c_lane, s_lane, s_final, s_craw, cl, hdr_lo, s_lo, nchunks, trail, got_last,
-            in_end, ib0_bytes, ib1_bytes, ib0_last, ib1_last, ib_cnt, off, in_ready_q, desc_ready_q, e_have, e_cls, e_chunk,
+            self, clock, t_active, t_id, raw_left, raw_nz, in_chunk, avail_q, c_lane, s_final, s_craw, cl, hdr_lo, s_lo, nchunks, trail, got_last,
+            in_end, ib0_bytes, ib1_bytes, ib0_last, ib1_last, ib_cnt, off, pq_hot, in_ready_q, desc_ready_q, e_have, e_cls, e_chunk,
             e_rep, e_id, ld_id, done_q, done_id_q, err_q, err_class_q, err_id_q, err_chunk_q
         );
         for k in 0..16 {
@@ -280,6 +298,8 @@ impl Logic for EngineH2d {
             self.l_done[l].d.next = self.l_done[l].q.val();
         }
 
+        self.off_n.next = self.off.q.val();
+
         // ---- descriptor: both lanes get their share of the chunks (lane l: chunks c ≡ l mod 2)
         self.desc_fire.next = self.desc_valid.val() & self.desc_ready_q.q.val();
         self.full.next = self.desc_raw_bytes.val() >> 12;
@@ -295,13 +315,15 @@ impl Logic for EngineH2d {
             self.t_active_n.next = true;
             self.t_id.d.next = self.desc_id.val();
             self.raw_left.d.next = self.desc_raw_bytes.val();
+            self.raw_nz.d.next = self.desc_raw_bytes.val().any();
+            self.in_chunk.d.next = false;
             self.c_lane.d.next = false;
             self.cl.d.next = bits::<13>(0);
             self.hdr_lo.d.next = false;
             self.nchunks.d.next = bits::<20>(0);
             self.trail.d.next = false;
             self.e_rep.d.next = false;
-            self.off.d.next = bits::<6>(0);
+            self.off_n.next = bits::<6>(0);
             for l in 0..2 {
                 self.closed[l].d.next = false;
                 self.l_done[l].d.next = false;
@@ -311,24 +333,22 @@ impl Logic for EngineH2d {
             self.fl_pend[1].d.next = self.desc_raw_bytes.val() <= self.k_chunk.val();
         }
 
-        // ---- the splitter's view: the front beat from `off` on
-        self.avail.next = bits::<7>(0);
-        if self.ib_cnt.q.val().any() {
-            self.avail.next = self.ib0_bytes.q.val() - bit_cast::<7, 6>(self.off.q.val());
-        }
+        // ---- the splitter's view: the front beat from `off` on (its bytes past `ib0_bytes` are
+        // zero, masked as the beat is taken); `avail_q` holds `ib0_bytes − off` (0 when empty)
+        self.avail.next = self.avail_q.q.val();
         for k in 0..16 {
             self.view[k].next = self.ib0[k].q.val();
         }
         for k in 16..32 {
             self.view[k].next = bits::<32>(0);
         }
-        self.pq.next = bit_cast::<4, 6>(self.off.q.val() >> 2);
         self.rsh.next = (self.off.q.val() & 3) << 3;
         for j in 0..17 {
             self.pw[j].next = bits::<32>(0);
         }
         for q in 0..16 {
-            if self.pq.val() == self.ix16[q].val() {
+            // `pq_hot`: the word offset `off / 4` one-hot, a flop (it selects 17 × 32 bits).
+            if self.pq_hot.q.val().get_bit(q) {
                 for j in 0..17 {
                     self.pw[j].next = self.view[q + j].val();
                 }
@@ -341,53 +361,64 @@ impl Logic for EngineH2d {
             }
         }
 
-        // ---- chunk bookkeeping: header, chunk length, the segment of this cycle
-        self.at_start.next = !self.cl.q.val().any() & !self.hdr_lo.q.val() & self.raw_left.q.val().any();
-        self.trailing.next = !self.cl.q.val().any() & !self.hdr_lo.q.val() & !self.raw_left.q.val().any();
-        self.craw.next = self.raw_left.q.val();
-        if self.raw_left.q.val() > self.k_chunk.val() {
-            self.craw.next = self.k_chunk.val();
+        // ---- chunk bookkeeping. A chunk's header is read in a cycle of its own (both bytes, or
+        // its first byte when it is the front beat's last, the second in the next cycle) and the
+        // body's length registered in `cl`; a body then moves min(avail, cl) bytes per cycle. No
+        // length or flag of a cycle depends on the stream bytes of that cycle.
+        self.at_start.next = !self.in_chunk.q.val() & !self.hdr_lo.q.val() & self.raw_nz.q.val();
+        self.trailing.next = !self.in_chunk.q.val() & !self.hdr_lo.q.val() & !self.raw_nz.q.val();
+        self.big.next = self.raw_left.q.val() > self.k_chunk.val();
+        self.hdr_c.next = bit_cast::<13, 32>(self.raw_left.q.val());
+        self.raw_after.next = bits::<32>(0);
+        if self.big.val() {
+            self.hdr_c.next = bit_cast::<13, 32>(self.k_chunk.val());
+            self.raw_after.next = self.raw_left.q.val() - self.k_chunk.val();
         }
-        self.raw_after.next = self.raw_left.q.val() - self.craw.val();
         self.hdr.next = bit_cast::<16, 32>(self.seg[0].val());
-        self.hdr_c.next = bit_cast::<13, 32>(self.craw.val());
         if self.hdr_lo.q.val() {
-            self.hdr.next = bit_cast::<16, 8>(self.s_lo.q.val()) | (bit_cast::<16, 32>(self.seg[0].val() & 0xFF) << 8);
+            // The second byte opens the new front beat.
+            self.hdr.next = bit_cast::<16, 8>(self.s_lo.q.val()) | (bit_cast::<16, 32>(self.ib0[0].q.val() & 0xFF) << 8);
             self.hdr_c.next = self.s_craw.q.val();
         }
-        // The chunk is 2 + header bytes; a header above the raw size leaves just the header
-        // (the lane reports HeaderTooLarge).
-        self.clen.next = bit_cast::<13, 16>(self.hdr.val()) + 2;
+        // A header above the raw size leaves an empty body (the lane reports HeaderTooLarge).
+        self.body.next = bit_cast::<13, 16>(self.hdr.val());
         if self.hdr.val() > bit_cast::<16, 13>(self.hdr_c.val()) {
-            self.clen.next = bits::<13>(2);
+            self.body.next = bits::<13>(0);
         }
         self.lo_start.next = self.at_start.val() & (self.avail.val() == 1);
-        self.want.next = self.cl.q.val();
-        if self.at_start.val() {
-            self.want.next = self.clen.val();
-            if self.lo_start.val() {
-                self.want.next = bits::<13>(1);
-            }
-        }
+        // The bytes the current item still needs: `wsmall` (a body's `cl` by its low 7 bits:
+        // exact below 128, and used only below `avail`) and `wantc` (clipped at a beat, for the
+        // mask); `ge`: the item takes all of `avail` (want ≥ avail); `gt`: a body outlasts the
+        // front beat (cl > avail). As `avail` ≤ 64, a body of 128 bytes or more (`cl_huge`) wins
+        // both compares and otherwise 7-bit compares decide.
+        self.cl_lo.next = bit_cast::<7, 13>(self.cl.q.val());
+        self.cl_big.next = (self.cl.q.val() >> 6).any();
+        self.cl_huge.next = (self.cl.q.val() >> 7).any();
+        self.wsmall.next = bits::<7>(2);
+        self.ge.next = self.avail.val() <= 2;
+        self.gt.next = false;
         if self.hdr_lo.q.val() {
-            self.want.next = self.clen.val() - 1;
+            self.wsmall.next = bits::<7>(1);
+            self.ge.next = self.avail.val() <= 1;
         }
-        self.n.next = self.avail.val();
-        if !self.trailing.val() & (bit_cast::<13, 7>(self.avail.val()) > self.want.val()) {
-            self.n.next = bit_cast::<7, 13>(self.want.val());
+        if self.in_chunk.q.val() {
+            self.wsmall.next = self.cl_lo.val();
+            self.ge.next = self.cl_huge.val() | (self.avail.val() <= self.cl_lo.val());
+            self.gt.next = self.cl_huge.val() | (self.avail.val() < self.cl_lo.val());
         }
-        self.cl_n.next = self.want.val() - bit_cast::<13, 7>(self.n.val());
-        if self.lo_start.val() {
-            self.cl_n.next = bits::<13>(0);
+        self.wantc.next = self.wsmall.val();
+        if self.in_chunk.q.val() & self.cl_big.val() {
+            self.wantc.next = self.k_window.val();
         }
-        self.tl.next = self.s_lane.q.val();
-        if self.at_start.val() {
-            self.tl.next = self.c_lane.q.val();
+        self.take_all.next = self.ge.val() | self.trailing.val();
+        self.zero_body.next = self.in_chunk.q.val() & !self.cl.q.val().any();
+        self.end_body.next = self.in_chunk.q.val() & !self.gt.val();
+        self.cl_n.next = bits::<13>(0);
+        if self.gt.val() {
+            self.cl_n.next = self.cl.q.val() - bit_cast::<13, 7>(self.avail.val());
         }
-        self.fin_eff.next = self.s_final.q.val();
-        if self.at_start.val() {
-            self.fin_eff.next = self.raw_after.val() <= self.k_chunk.val();
-        }
+        // The current chunk's lane, a flop (it moves on as a body ends): `tl` selects 256 bits.
+        self.tl.next = self.c_lane.q.val();
         self.tl_room.next = false;
         self.tl_shut.next = false;
         $(
@@ -396,23 +427,34 @@ impl Logic for EngineH2d {
                 self.tl_shut.next = self.closed[$i].q.val() | self.fl_pend[$i].q.val();
             }
         )*
-        self.consume.next = self.t_active.q.val() & self.avail.val().any() & (self.tl_room.val() | self.trailing.val() | self.tl_shut.val());
+        // An empty body ends its chunk in a cycle of 0 bytes.
+        self.consume.next = self.t_active.q.val() & (self.avail.val().any() | self.zero_body.val()) & (self.tl_room.val() | self.trailing.val() | self.tl_shut.val());
         self.route.next = self.consume.val() & !self.trailing.val() & !self.tl_shut.val();
-        // The segment ends its chunk (its header known and no byte left), the lane's last chunk.
-        self.fin.next = self.route.val() & !self.lo_start.val() & !self.cl_n.val().any() & self.fin_eff.val();
+        // The segment ends its chunk's body, the lane's last chunk.
+        self.fin.next = self.route.val() & self.end_body.val() & self.s_final.q.val();
         if self.consume.val() {
-            self.cl.d.next = self.cl_n.val();
-            self.hdr_lo.d.next = self.lo_start.val();
-            if self.lo_start.val() {
-                self.s_lo.d.next = bit_cast::<8, 32>(self.seg[0].val());
-            }
             if self.at_start.val() {
+                self.hdr_lo.d.next = self.lo_start.val();
+                self.s_lo.d.next = bit_cast::<8, 32>(self.seg[0].val());
+                self.in_chunk.d.next = !self.lo_start.val();
+                self.cl.d.next = self.body.val();
                 self.raw_left.d.next = self.raw_after.val();
+                self.raw_nz.d.next = self.big.val();
                 self.s_craw.d.next = self.hdr_c.val();
-                self.s_lane.d.next = self.c_lane.q.val();
-                self.c_lane.d.next = !self.c_lane.q.val();
-                self.s_final.d.next = self.fin_eff.val();
+                self.s_final.d.next = self.raw_left.q.val() <= self.k_two_chunks.val();
                 self.nchunks.d.next = self.nchunks.q.val() + 1;
+            }
+            if self.hdr_lo.q.val() {
+                self.hdr_lo.d.next = false;
+                self.in_chunk.d.next = true;
+                self.cl.d.next = self.body.val();
+            }
+            if self.in_chunk.q.val() {
+                self.cl.d.next = self.cl_n.val();
+                self.in_chunk.d.next = self.gt.val();
+                if !self.gt.val() {
+                    self.c_lane.d.next = !self.c_lane.q.val();
+                }
             }
             if self.trailing.val() {
                 self.trail.d.next = true;
@@ -420,18 +462,19 @@ impl Logic for EngineH2d {
         }
 
         // ---- the repacker: the segment (n bytes) behind the target lane's partial piece
+        // (bytes past `avail` are zero already: the segment is masked by `wantc` alone)
         self.pmask.next = bits::<32>(0xFF_FFFF);
-        if (self.n.val() & 3) == 1 {
+        if (self.wantc.val() & 3) == 1 {
             self.pmask.next = bits::<32>(0xFF);
         }
-        if (self.n.val() & 3) == 2 {
+        if (self.wantc.val() & 3) == 2 {
             self.pmask.next = bits::<32>(0xFFFF);
         }
         for k in 0..16 {
             self.segm[k].next = bits::<32>(0);
-            if self.n.val() >= self.k4[k + 1].val() {
+            if self.wantc.val() >= self.k4[k + 1].val() {
                 self.segm[k].next = self.seg[k].val();
-            } else if self.n.val() > self.k4[k].val() {
+            } else if self.wantc.val() > self.k4[k].val() {
                 self.segm[k].next = self.seg[k].val() & self.pmask.val();
             }
         }
@@ -477,7 +520,13 @@ impl Logic for EngineH2d {
         for w in 0..8 {
             self.cat[w].next = self.cat[w].val() | self.accs[w].val();
         }
-        self.tot.next = bit_cast::<7, 5>(self.rs.val()) + self.n.val();
+        // rs + n, with n = min(avail, want): both sums side by side, one picked by `take_all`.
+        self.tot_a.next = bit_cast::<7, 5>(self.rs.val()) + self.avail.val();
+        self.tot_w.next = bit_cast::<7, 5>(self.rs.val()) + self.wsmall.val();
+        self.tot.next = self.tot_w.val();
+        if self.take_all.val() {
+            self.tot.next = self.tot_a.val();
+        }
         self.np.next = bit_cast::<2, 7>(self.tot.val() >> 5);
         self.r_n.next = bit_cast::<5, 7>(self.tot.val());
         for w in 0..8 {
@@ -494,13 +543,17 @@ impl Logic for EngineH2d {
 
         // ---- the held beats: drop the front one when read, append the offered beat
         self.fire.next = self.in_valid.val() & self.in_ready_q.q.val();
-        self.pop_ib.next = self.t_active.q.val() & self.ib_cnt.q.val().any() & (!self.avail.val().any() | (self.consume.val() & (self.n.val() == self.avail.val())));
+        self.pop_ib.next = self.t_active.q.val() & self.ib_cnt.q.val().any() & (!self.avail.val().any() | (self.consume.val() & self.take_all.val()));
+        self.avail_n.next = self.avail.val();
         if self.consume.val() {
-            self.off.d.next = self.off.q.val() + bit_cast::<6, 7>(self.n.val());
+            // (a segment that does not pop takes wsmall < avail bytes)
+            self.off_n.next = self.off.q.val() + bit_cast::<6, 7>(self.wsmall.val());
+            self.avail_n.next = self.avail.val() - self.wsmall.val();
         }
         self.cnt_left.next = self.ib_cnt.q.val();
         if self.pop_ib.val() {
-            self.off.d.next = bits::<6>(0);
+            self.off_n.next = bits::<6>(0);
+            self.avail_n.next = self.ib1_bytes.q.val();
             self.cnt_left.next = self.ib_cnt.q.val() - 1;
             for k in 0..16 {
                 self.ib0[k].d.next = self.ib1[k].q.val();
@@ -511,6 +564,25 @@ impl Logic for EngineH2d {
                 self.in_end.d.next = true;
             }
         }
+        if !self.cnt_left.val().any() {
+            self.avail_n.next = bits::<7>(0);
+        }
+        // The offered beat, its bytes past `in_bytes` zeroed.
+        self.imask.next = bits::<32>(0xFF_FFFF);
+        if (self.in_bytes.val() & 3) == 1 {
+            self.imask.next = bits::<32>(0xFF);
+        }
+        if (self.in_bytes.val() & 3) == 2 {
+            self.imask.next = bits::<32>(0xFFFF);
+        }
+        for k in 0..16 {
+            self.inm[k].next = bits::<32>(0);
+            if self.in_bytes.val() >= self.k4[k + 1].val() {
+                self.inm[k].next = self.in_data[k].val();
+            } else if self.in_bytes.val() > self.k4[k].val() {
+                self.inm[k].next = self.in_data[k].val() & self.imask.val();
+            }
+        }
         self.cnt_n.next = self.cnt_left.val();
         self.got_last_n.next = self.got_last.q.val();
         if self.fire.val() {
@@ -518,18 +590,22 @@ impl Logic for EngineH2d {
             self.got_last_n.next = self.in_last.val();
             if self.cnt_left.val().any() {
                 for k in 0..16 {
-                    self.ib1[k].d.next = self.in_data[k].val();
+                    self.ib1[k].d.next = self.inm[k].val();
                 }
                 self.ib1_bytes.d.next = self.in_bytes.val();
                 self.ib1_last.d.next = self.in_last.val();
             } else {
                 for k in 0..16 {
-                    self.ib0[k].d.next = self.in_data[k].val();
+                    self.ib0[k].d.next = self.inm[k].val();
                 }
                 self.ib0_bytes.d.next = self.in_bytes.val();
                 self.ib0_last.d.next = self.in_last.val();
+                self.avail_n.next = self.in_bytes.val();
             }
         }
+        self.avail_q.d.next = self.avail_n.val();
+        self.off.d.next = self.off_n.val();
+        self.pq_hot.d.next = bits::<16>(1) << bit_cast::<16, 6>(self.off_n.val() >> 2);
         if self.desc_fire.val() {
             self.got_last_n.next = false;
             self.in_end.d.next = false;
@@ -559,7 +635,9 @@ impl Logic for EngineH2d {
                 }
                 self.fill[$i].d.next = self.r_n.val();
                 if self.fin.val() {
-                    if self.r_n.val().any() {
+                    // No piece of this cycle carries `last` (a partial remains, or an empty
+                    // body's cycle pushed none): the flush ends the lane's stream.
+                    if self.r_n.val().any() | !self.np.val().any() {
                         self.fl_pend[$i].d.next = true;
                     } else {
                         self.closed[$i].d.next = true;
@@ -719,7 +797,12 @@ impl Logic for EngineH2d {
             self.err_q.d.next = false;
             self.cl.d.next = bits::<13>(0);
             self.hdr_lo.d.next = false;
+            self.in_chunk.d.next = false;
+            self.avail_q.d.next = bits::<7>(0);
+            self.off.d.next = bits::<6>(0);
+            self.pq_hot.d.next = bits::<16>(1);
             self.raw_left.d.next = bits::<32>(0);
+            self.raw_nz.d.next = false;
             for l in 0..2 {
                 self.fill[l].d.next = bits::<5>(0);
                 self.wpar[l].d.next = false;

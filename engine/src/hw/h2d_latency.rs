@@ -5,9 +5,9 @@
 //! chunk (where its pieces arrive), and per block its decode-loop cycles (from its tag and its
 //! code counts), the stream byte where it ends and its writes ([`H2dBlock`]); no bits.
 //!
-//! Each cycle the model moves what the hardware moves: the engine splitter one segment (the
-//! bytes of one chunk in its front 64-byte beat) into the target lane's piece buffers (while they
-//! have room); each lane one 32-byte piece into its splitter, which reads a chunk's header in one
+//! Each cycle the model moves what the hardware moves: the engine splitter one item (a chunk's
+//! 2-byte header, one byte of it when it is split over two beats, or one segment of the body: its
+//! bytes in the front 64-byte beat) into the target lane's piece buffers (while they have room); each lane one 32-byte piece into its splitter, which reads a chunk's header in one
 //! cycle, hands the chunk to context `k mod CONTEXTS` once that context has retired its previous
 //! chunk (contexts retire in chunk order) and copies it into the context's buffer one piece per
 //! cycle; each context runs its blocks' decode loops (a block's fields once its last byte is in
@@ -440,7 +440,9 @@ pub fn engine_h2d_model_cycles<'a>(chunks: impl IntoIterator<Item = &'a H2dChunk
     let beats = total.div_ceil(beat);
     // The engine's input register (bytes left of each held beat) and splitter.
     let (mut ib, mut fired, mut in_ready) = (VecDeque::<u32>::new(), 0u64, true);
-    let (mut c, mut chunk_left, mut header_split) = (0usize, 0u32, false);
+    // `body_left`: Some(bytes) once the current chunk's header is read; `header_split`: its
+    // first header byte was the front beat's last.
+    let (mut c, mut body_left, mut header_split) = (0usize, None::<u32>, false);
     let limit = 1000 + 64 * total;
     let mut t = 0u64;
     loop {
@@ -448,38 +450,49 @@ pub fn engine_h2d_model_cycles<'a>(chunks: impl IntoIterator<Item = &'a H2dChunk
         let room = [lanes[0].room(), lanes[1].room()];
         let mut routed = None;
         if c < chunks.len() && room[c % 2] {
-            if let Some(front) = ib.front_mut() {
-                // One segment: the current chunk's bytes in the front beat (a header split over
-                // two beats: its first byte alone).
-                let wire = chunks[c].wire_bytes;
-                let at_start = chunk_left == 0 && !header_split;
-                let split_now = at_start && *front == 1;
-                let want = if split_now {
-                    1
-                } else if at_start {
-                    wire
-                } else if header_split {
-                    wire - 1
-                } else {
-                    chunk_left
-                };
-                let n = (*front).min(want);
-                *front -= n;
-                if *front == 0 {
-                    ib.pop_front();
+            // One item per cycle: the chunk's header (a header split over two beats: one byte
+            // from each), or one segment of its body (its bytes in the front beat).
+            let need = match (body_left, header_split) {
+                (Some(left), _) => left,
+                (None, true) => 1,
+                (None, false) => HEADER_BYTES as u32,
+            };
+            let front = ib.front().copied();
+            if front.is_some() || need == 0 {
+                let n = front.unwrap_or(0).min(need);
+                if let Some(f) = ib.front_mut() {
+                    *f -= n;
+                    if *f == 0 {
+                        ib.pop_front();
+                    }
                 }
-                header_split = split_now;
-                chunk_left = if split_now { 0 } else { want - n };
+                let body = chunks[c].wire_bytes - HEADER_BYTES as u32;
+                let mut chunk_done = false;
+                match (body_left, header_split) {
+                    (Some(left), _) => {
+                        body_left = Some(left - n).filter(|&l| l > 0);
+                        chunk_done = left == n;
+                    }
+                    (None, true) => {
+                        header_split = false;
+                        body_left = Some(body);
+                    }
+                    (None, false) if n == 1 => header_split = true,
+                    (None, false) => body_left = Some(body),
+                }
                 let lane = &mut lanes[c % 2];
                 routed = Some(c % 2);
                 lane.fill += n;
+                let mut pushed = 0;
                 while lane.fill >= BEAT_BYTES as u32 {
                     lane.push_piece(BEAT_BYTES as u32, t);
                     lane.fill -= BEAT_BYTES as u32;
+                    pushed += 1;
                 }
-                if !split_now && chunk_left == 0 {
-                    // The lane's last chunk leaves its partial piece to a flush.
-                    lane.flush = c + LANES >= chunks.len() && lane.fill > 0;
+                if chunk_done {
+                    // The lane's last chunk leaves its partial piece (or, when this cycle pushed
+                    // none, an empty one) to a flush.
+                    lane.flush = c + LANES >= chunks.len() && (lane.fill > 0 || pushed == 0);
                     c += 1;
                 }
             }
