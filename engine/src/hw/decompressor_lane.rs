@@ -135,6 +135,11 @@ pub struct DecompressorLane {
     trail: DFF<Bit>,
     in_done: DFF<Bit>,
     ib_cnt: DFF<Bits<2>>,
+    /// Unread bytes of the front held beat (`ib0_bytes − off`, 0 when none is held), kept
+    /// beside `off` so that the splitter's compares start at a flop.
+    av0_q: DFF<Bits<7>>,
+    /// Unread bytes of both held beats.
+    av_q: DFF<Bits<7>>,
     ib0: [DFF<Bits<32>>; 8] = arr(),
     ib0_bytes: DFF<Bits<6>>,
     ib1: [DFF<Bits<32>>; 8] = arr(),
@@ -169,6 +174,8 @@ pub struct DecompressorLane {
     st_n: Signal<Local, Bits<3>>,
     avail0: Signal<Local, Bits<7>>,
     avail: Signal<Local, Bits<7>>,
+    av0_n: Signal<Local, Bits<7>>,
+    av_n: Signal<Local, Bits<7>>,
     view: [Signal<Local, Bits<32>>; 16] = arr(),
     pw: [Signal<Local, Bits<32>>; 9] = arr(),
     piece: [Signal<Local, Bits<32>>; 8] = arr(),
@@ -221,7 +228,7 @@ impl Logic for DecompressorLane {
     fn update(&mut self) {
         dff_setup!(
             self, clock, st, t_id, t_w16, raw_left, chunk, dctx, fctx, rctx, f_left, bad_hdr, failed, reported, trail,
-            in_done, ib_cnt, ib0_bytes, ib1_bytes, off, rr, o_valid, o_addr, o_strb, o_id, o_last, desc_ready_q,
+            in_done, ib_cnt, av0_q, av_q, ib0_bytes, ib1_bytes, off, rr, o_valid, o_addr, o_strb, o_id, o_last, desc_ready_q,
             in_ready_q, done_q, done_id_q, err_q, err_class_q, err_id_q, err_chunk_q
         );
         for k in 0..8 {
@@ -252,15 +259,9 @@ impl Logic for DecompressorLane {
         }
 
         // ---- the splitter's view: the unread bytes of the two held beats from `off` on
-        self.avail0.next = bits::<7>(0);
-        self.avail.next = bits::<7>(0);
-        if self.ib_cnt.q.val().any() {
-            self.avail0.next = bit_cast::<7, 6>(self.ib0_bytes.q.val()) - bit_cast::<7, 5>(self.off.q.val());
-            self.avail.next = self.avail0.val();
-        }
-        if self.ib_cnt.q.val() == 2 {
-            self.avail.next = self.avail0.val() + bit_cast::<7, 6>(self.ib1_bytes.q.val());
-        }
+        // (their counts are flops, updated with the beats below)
+        self.avail0.next = self.av0_q.q.val();
+        self.avail.next = self.av_q.q.val();
         self.avail_over_left.next = bit_cast::<13, 7>(self.avail.val()) > self.f_left.q.val();
         self.left_over_avail.next = self.f_left.q.val() > bit_cast::<13, 7>(self.avail.val());
         for k in 0..8 {
@@ -490,15 +491,27 @@ impl Logic for DecompressorLane {
         if self.pop1.val() {
             self.off.d.next = bits::<5>(0);
         }
+        // The unread counts after this cycle's read (n ≤ avail; a read past the front beat pops it).
+        self.av0_n.next = self.avail0.val() - self.n.val();
+        self.av_n.next = self.avail.val() - self.n.val();
         if self.pop0.val() & !self.pop1.val() & (self.ib_cnt.q.val() == 2) {
             for k in 0..8 {
                 self.ib0[k].d.next = self.ib1[k].q.val();
             }
             self.ib0_bytes.d.next = self.ib1_bytes.q.val();
+            self.av0_n.next = self.av_n.val();
+        }
+        if !self.left_cnt.val().any() {
+            self.av0_n.next = bits::<7>(0);
+            self.av_n.next = bits::<7>(0);
         }
         self.cnt_n.next = self.left_cnt.val();
         if self.fire.val() {
             self.cnt_n.next = self.left_cnt.val() + 1;
+            self.av_n.next = self.av_n.val() + bit_cast::<7, 6>(self.in_bytes.val());
+            if !self.left_cnt.val().any() {
+                self.av0_n.next = bit_cast::<7, 6>(self.in_bytes.val());
+            }
             self.in_done_n.next = self.in_last.val();
             if self.left_cnt.val().any() {
                 for k in 0..8 {
@@ -515,7 +528,11 @@ impl Logic for DecompressorLane {
         if self.st.q.val() == self.s_idle.val() {
             self.cnt_n.next = bits::<2>(0);
             self.off.d.next = bits::<5>(0);
+            self.av0_n.next = bits::<7>(0);
+            self.av_n.next = bits::<7>(0);
         }
+        self.av0_q.d.next = self.av0_n.val();
+        self.av_q.d.next = self.av_n.val();
         self.ib_cnt.d.next = self.cnt_n.val();
         self.in_done.d.next = self.in_done_n.val();
         self.st.d.next = self.st_n.val();
@@ -600,6 +617,8 @@ impl Logic for DecompressorLane {
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             self.ib_cnt.d.next = bits::<2>(0);
+            self.av0_q.d.next = bits::<7>(0);
+            self.av_q.d.next = bits::<7>(0);
             self.in_done.d.next = false;
             for c in 0..4 {
                 self.c_busy[c].d.next = false;
