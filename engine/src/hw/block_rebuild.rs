@@ -23,8 +23,10 @@
 //! - DBX (words and range check ready at age [`READY_AGE_DBX`]): the deltas go through in four
 //!   groups of 8 words (16 symbols of 16 bits or 8 of 32), one group per cycle: one Sklansky
 //!   prefix level per cycle (`p1_q`…`p4_q`), then the running offset of the earlier groups is
-//!   added (a one-adder loop, `off_q`) and the group's sums registered (`gs_q`, so the words'
-//!   write mux is off the adder's path: 691.3 ps with it, 624.7 without, on ASAP7), written as
+//!   added (a one-adder loop, `off_q`: per group one 32-bit adder, cut at bit 16 into two
+//!   16-bit sums at 16-bit symbols, so no width mux follows it) and the group's sums registered
+//!   (`gs_q`, so the words' write mux is off the adder's path: 691.3 ps with it, 624.7 without,
+//!   601.8 with the single cut adder, on ASAP7), written as
 //!   words a cycle later; a cycle after that its symbols are checked: the carry out of
 //!   `s[k−1] + low(d[k])` is `s[k] < low(d[k])`, and it must equal the delta's borrow bit, else
 //!   the symbol leaves `[0, 2^w)` (FORMAT.md §4.2).
@@ -254,11 +256,14 @@ pub struct BlockRebuild {
     hg2: [Signal<Local, Bits<16>>; 16] = arr(),
     hg3: [Signal<Local, Bits<16>>; 16] = arr(),
     hg4: [Signal<Local, Bits<16>>; 16] = arr(),
-    hs: [Signal<Local, Bits<16>>; 16] = arr(),
+    hs: [Signal<Local, Bits<16>>; 8] = arr(),
     hc16: Signal<Local, Bits<16>> = d(),
     hc15: Signal<Local, Bits<15>> = d(),
-    s16: [Signal<Local, Bits<16>>; 16] = arr(),
-    gw: [Signal<Local, Bits<32>>; 8] = arr(),
+    kx: [Signal<Local, Bits<32>>; 8] = arr(),
+    kcut: Signal<Local, Bits<32>> = d(),
+    /// The DBX group adders' generate/propagate mask: every bit at 32-bit symbols, all but bit 15 at 16-bit.
+    k_cut32: Constant<Bits<32>> = Constant::new(0xFFFF_FFFFu64.into()),
+    k_cut16: Constant<Bits<32>> = Constant::new(0xFFFF_7FFFu64.into()),
     // DBX range check: the checked group's words and the deltas' low bits and borrows
     cl16: [Signal<Local, Bits<16>>; SLOTS] = arr(),
     cb16: [Signal<Local, Bit>; SLOTS] = arr(),
@@ -1027,37 +1032,27 @@ impl Logic for BlockRebuild {
             self.p4_q[j].d.next = self.y4[j].val();
         }
 
-        // ---- DBX, the running offset and the group's words
-        for j in 0..16 {
-            self.ha[j].next = self.off_q.q.val().get_bits::<16>(0);
-            self.hb[j].next = self.p4_q[j].q.val();
-        }
-        for i in 0..16 {
-            self.hp0[i].next = self.ha[i].val() ^ self.hb[i].val();
-            self.hg0[i].next = self.ha[i].val() & self.hb[i].val();
-            self.hg1[i].next = self.hg0[i].val() | (self.hp0[i].val() & (self.hg0[i].val() << 1));
-            self.hp1[i].next = self.hp0[i].val() & (self.hp0[i].val() << 1);
-            self.hg2[i].next = self.hg1[i].val() | (self.hp1[i].val() & (self.hg1[i].val() << 2));
-            self.hp2[i].next = self.hp1[i].val() & (self.hp1[i].val() << 2);
-            self.hg3[i].next = self.hg2[i].val() | (self.hp2[i].val() & (self.hg2[i].val() << 4));
-            self.hp3[i].next = self.hp2[i].val() & (self.hp2[i].val() << 4);
-            self.hg4[i].next = self.hg3[i].val() | (self.hp3[i].val() & (self.hg3[i].val() << 8));
-            self.hc16.next = self.hg4[i].val();
-            self.hc15.next = bit_cast::<15, 16>(self.hc16.val());
-            self.hs[i].next = self.hp0[i].val() ^ (bit_cast::<16, 15>(self.hc15.val()) << 1);
-        }
-        for j in 0..16 {
-            self.s16[j].next = self.hs[j].val();
+        // ---- DBX, the running offset and the group's words: one 32-bit Kogge–Stone adder per
+        // group, `off + (word 2j+1, word 2j)`. At 16-bit symbols the offset's low half stands in
+        // both halves and bit 15 neither generates nor propagates (`kcut`), so the adder is two
+        // 16-bit sums (no width mux after it).
+        self.kcut.next = self.k_cut32.val();
+        if self.w16_q.q.val() {
+            self.kcut.next = self.k_cut16.val();
         }
         for j in 0..8 {
             self.half_a.next = self.p4_q[2 * j + 1].q.val();
             self.half_b.next = self.p4_q[2 * j].q.val();
             self.ka[j].next = self.off_q.q.val();
+            if self.w16_q.q.val() {
+                self.ka[j].next = (self.off_q.q.val() << 16) | (self.off_q.q.val() & 0xFFFF);
+            }
             self.kb[j].next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
         }
         for i in 0..8 {
-            self.kp0[i].next = self.ka[i].val() ^ self.kb[i].val();
-            self.kg0[i].next = self.ka[i].val() & self.kb[i].val();
+            self.kx[i].next = self.ka[i].val() ^ self.kb[i].val();
+            self.kp0[i].next = self.kx[i].val() & self.kcut.val();
+            self.kg0[i].next = self.ka[i].val() & self.kb[i].val() & self.kcut.val();
             self.kg1[i].next = self.kg0[i].val() | (self.kp0[i].val() & (self.kg0[i].val() << 1));
             self.kp1[i].next = self.kp0[i].val() & (self.kp0[i].val() << 1);
             self.kg2[i].next = self.kg1[i].val() | (self.kp1[i].val() & (self.kg1[i].val() << 2));
@@ -1070,24 +1065,16 @@ impl Logic for BlockRebuild {
             // the carry into bit k + 1 is bit k of kg5; the carry out of bit 31 is dropped
             self.kc32.next = self.kg5[i].val();
             self.kc31.next = bit_cast::<31, 32>(self.kc32.val());
-            self.ks[i].next = self.kp0[i].val() ^ (bit_cast::<32, 31>(self.kc31.val()) << 1);
+            self.ks[i].next = self.kx[i].val() ^ (bit_cast::<32, 31>(self.kc31.val()) << 1);
         }
+        // the group's sums, and the offset: 0 from the load, then each written group's last symbol
         for j in 0..8 {
-            self.gw[j].next = self.ks[j].val();
-            if self.w16_q.q.val() {
-                self.half_a.next = self.s16[2 * j + 1].val();
-                self.half_b.next = self.s16[2 * j].val();
-                self.gw[j].next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
-            }
-        }
-        // the offset: 0 from the load, then each written group's last symbol
-        for j in 0..8 {
-            self.gs_q[j].d.next = self.gw[j].val();
+            self.gs_q[j].d.next = self.ks[j].val();
         }
         if self.dbx_sum_q[0].q.val() | self.dbx_sum_q[1].q.val() | self.dbx_sum_q[2].q.val() | self.dbx_sum_q[3].q.val() {
             self.off_q.d.next = self.ks[7].val();
             if self.w16_q.q.val() {
-                self.off_q.d.next = bit_cast::<32, 16>(self.s16[15].val());
+                self.off_q.d.next = self.ks[7].val() >> 16;
             }
         }
         if self.load.val() {
