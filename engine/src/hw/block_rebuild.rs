@@ -255,7 +255,9 @@ pub struct BlockRebuild {
     hg1: [Signal<Local, Bits<16>>; 16] = arr(),
     hg2: [Signal<Local, Bits<16>>; 16] = arr(),
     hg3: [Signal<Local, Bits<16>>; 16] = arr(),
-    hg4: [Signal<Local, Bits<16>>; 16] = arr(),
+    hg4: [Signal<Local, Bits<16>>; 8] = arr(),
+    /// The range check's carries out of bit 15 (only that bit of the last prefix level).
+    hco: [Signal<Local, Bit>; 16] = arr(),
     hs: [Signal<Local, Bits<16>>; 8] = arr(),
     hc16: Signal<Local, Bits<16>> = d(),
     hc15: Signal<Local, Bits<15>> = d(),
@@ -1152,7 +1154,8 @@ impl Logic for BlockRebuild {
             self.hp2[i].next = self.hp1[i].val() & (self.hp1[i].val() << 2);
             self.hg3[i].next = self.hg2[i].val() | (self.hp2[i].val() & (self.hg2[i].val() << 4));
             self.hp3[i].next = self.hp2[i].val() & (self.hp2[i].val() << 4);
-            self.hg4[i].next = self.hg3[i].val() | (self.hp3[i].val() & (self.hg3[i].val() << 8));
+            self.hc16.next = self.hg3[i].val() | (self.hp3[i].val() & (self.hg3[i].val() << 8));
+            self.hco[i].next = self.hc16.val().get_bit(15);
         }
         for i in 0..8 {
             self.kp0[i].next = self.ka[i].val() ^ self.kb[i].val();
@@ -1170,10 +1173,10 @@ impl Logic for BlockRebuild {
         self.bad.next = false;
         for j in 0..8 {
             if self.w16_q.q.val() {
-                if !self.hg4[2 * j].val().get_bit(15) != self.kb16[2 * j].val() {
+                if !self.hco[2 * j].val() != self.kb16[2 * j].val() {
                     self.bad.next = true;
                 }
-                if !self.hg4[2 * j + 1].val().get_bit(15) != self.kb16[2 * j + 1].val() {
+                if !self.hco[2 * j + 1].val() != self.kb16[2 * j + 1].val() {
                     self.bad.next = true;
                 }
             } else if !self.kg5[j].val().get_bit(31) != self.kb32[j].val() {
