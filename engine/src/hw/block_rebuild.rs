@@ -21,8 +21,11 @@
 //! - The 16- and 32-bit additions and the range check's compares are Kogge–Stone (one adder
 //!   level of Yosys `+` on 32 bits mapped here as a ripple of about 600 ps).
 //! - DBX (words and range check ready at age [`READY_AGE_DBX`]): the deltas go through in four
-//!   groups of 8 words (16 symbols of 16 bits or 8 of 32), one group per cycle: one Sklansky
-//!   prefix level per cycle (`p1_q`…`p4_q`), then the running offset of the earlier groups is
+//!   groups of 8 words (16 symbols of 16 bits or 8 of 32), one group per cycle: the group
+//!   entering the prefix is selected a cycle ahead into `grp_q` (group 0 straight from the
+//!   inputs with the load, so the base is not held), so level 1 reads flops, not a 4:1 select
+//!   decoded from the age (633.9 ps with that select in front of level 1's adders, 601.9 without,
+//!   on ASAP7); one Sklansky prefix level per cycle (`p1_q`…`p4_q`), then the running offset of the earlier groups is
 //!   added (a one-adder loop, `off_q`: per group one 32-bit adder, cut at bit 16 into two
 //!   16-bit sums at 16-bit symbols, so no width mux follows it) and the group's sums registered
 //!   (`gs_q`, so the words' write mux is off the adder's path: 691.3 ps with it, 624.7 without,
@@ -116,7 +119,6 @@ pub struct BlockRebuild {
     sym_q: [DFF<Bits<32>>; SLOTS] = arr(),
     mask_hi_q: DFF<Bits<32>> = d(),
     mask_lo_q: DFF<Bits<32>> = d(),
-    base_q: DFF<Bits<32>> = d(),
     age_q: DFF<Bits<4>> = d(),
     /// Zeros of the mask before slot `8b + t` within its block of 8, at `7b + t − 1` (t ≥ 1).
     zl_q: [DFF<Bits<3>>; 56] = arr(),
@@ -137,6 +139,10 @@ pub struct BlockRebuild {
     /// `ready` and `delta_err` for the next cycle.
     rdy_q: DFF<Bit> = d(),
     derr_q: DFF<Bit> = d(),
+    /// DBX: the group entering prefix level 1 (group `age mod 4`), selected a cycle ahead
+    /// (group 0 from the inputs with the load), 16 slots of 16 bits, a 32-bit symbol in two
+    /// (low half first): level 1 then reads flops, not a 4:1 select decoded from the age.
+    grp_q: [DFF<Bits<16>>; 16] = arr(),
     /// DBX group after prefix levels 1–4 (16 slots of 16 bits; a 32-bit symbol in two).
     p1_q: [DFF<Bits<16>>; 16] = arr(),
     p2_q: [DFF<Bits<16>>; 16] = arr(),
@@ -214,11 +220,14 @@ pub struct BlockRebuild {
     ex0: [Signal<Local, Bits<16>>; SLOTS] = arr(),
     bxh: [Signal<Local, Bits<16>>; SLOTS] = arr(),
     hv: [Signal<Local, Bits<16>>; SLOTS] = arr(),
-    // DBX: element k of the prefix sum (0 the base, k ≥ 1 the delta's low bits)
-    dl16: [Signal<Local, Bits<16>>; SLOTS] = arr(),
-    dl32: [Signal<Local, Bits<32>>; 32] = arr(),
+    // DBX: the group selected for `grp_q` (element k of the prefix sum: 0 the base, k ≥ 1 the
+    // delta's low bits)
     e16: [Signal<Local, Bits<16>>; 16] = arr(),
     e32: [Signal<Local, Bits<32>>; 8] = arr(),
+    /// The loading item's values 0–14 (low halves) and 0–6 (whole), transposed from `plane_hi`
+    /// like `vals`: with the base, its DBX group 0 at 16- and at 32-bit symbols.
+    vin16: [Signal<Local, Bits<16>>; 15] = arr(),
+    vin32: [Signal<Local, Bits<32>>; 7] = arr(),
     x16: [Signal<Local, Bits<16>>; 16] = arr(),
     x32: [Signal<Local, Bits<32>>; 8] = arr(),
     y16: [Signal<Local, Bits<16>>; 16] = arr(),
@@ -296,7 +305,7 @@ pub struct BlockRebuild {
 impl Logic for BlockRebuild {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, coded_wr_q, kind_q, w16_q, mask_hi_q, mask_lo_q, base_q, age_q, off_q, err_q, rdy_q, derr_q, mv0_hi_q, mv1_hi_q, mv2_hi_q, mv3_hi_q, mv4_hi_q);
+        dff_setup!(self, clock, coded_wr_q, kind_q, w16_q, mask_hi_q, mask_lo_q, age_q, off_q, err_q, rdy_q, derr_q, mv0_hi_q, mv1_hi_q, mv2_hi_q, mv3_hi_q, mv4_hi_q);
         for j in 0..33 {
             self.hi_q[j].clock.next = self.clock.val();
             self.hi_q[j].d.next = self.hi_q[j].q.val();
@@ -323,6 +332,7 @@ impl Logic for BlockRebuild {
             self.dbx_chk_q[g].clock.next = self.clock.val();
         }
         for i in 0..16 {
+            self.grp_q[i].clock.next = self.clock.val();
             self.p1_q[i].clock.next = self.clock.val();
             self.p2_q[i].clock.next = self.clock.val();
             self.p3_q[i].clock.next = self.clock.val();
@@ -363,7 +373,6 @@ impl Logic for BlockRebuild {
             self.w16_q.d.next = self.w16.val();
             self.mask_hi_q.d.next = self.mask_hi.val();
             self.mask_lo_q.d.next = self.mask_lo.val();
-            self.base_q.d.next = self.base.val();
             for j in 0..33 {
                 self.hi_q[j].d.next = self.plane_hi[j].val();
                 self.lo_q[j].d.next = self.plane_lo[j].val();
@@ -763,36 +772,66 @@ impl Logic for BlockRebuild {
             }
         }
 
-        // ---- DBX, the prefix: group (age mod 4) through four Sklansky levels, one per cycle
-        self.dl16[0].next = self.base_q.q.val().get_bits::<16>(0);
-        self.dl32[0].next = self.base_q.q.val();
-        for k in 1..64 {
-            self.dl16[k].next = self.vals[k - 1].val().get_bits::<16>(0);
-        }
-        for k in 1..32 {
-            self.dl32[k].next = self.vals[k - 1].val();
-        }
+        // ---- DBX, the group for prefix level 1, registered a cycle ahead: group 0 of the
+        // loading item (its base and values 0–14, straight from the inputs), else group
+        // (age + 1) mod 4 of the held one (groups 1–3; after group 3 the level-1 results are
+        // never summed, so zeros)
         for j in 0..16 {
             self.e16[j].next = bits::<16>(0);
         }
         for j in 0..8 {
             self.e32[j].next = bits::<32>(0);
         }
-        for g in 0..4 {
-            if self.age_q.q.val().get_bits::<2>(0) == self.group_ix[g].val() {
+        for g in 1..4 {
+            if self.age_q.q.val().get_bits::<2>(0) == self.group_ix[g - 1].val() {
                 for j in 0..16 {
-                    self.e16[j].next = self.dl16[16 * g + j].val();
+                    self.e16[j].next = self.vals[16 * g + j - 1].val().get_bits::<16>(0);
                 }
                 for j in 0..8 {
-                    self.e32[j].next = self.dl32[8 * g + j].val();
+                    self.e32[j].next = self.vals[8 * g + j - 1].val();
                 }
             }
         }
-        for j in 0..16 {
-            self.x16[j].next = self.e16[j].val();
+        for m in 0..15 {
+            self.vin16[m].next = bits::<16>(0);
+            for j in 0..16 {
+                self.vin16[m].next = self.vin16[m].val().replace_bit(j, self.plane_hi[j].val().get_bit(31 - m));
+            }
+        }
+        for m in 0..7 {
+            self.vin32[m].next = bits::<32>(0);
+            for j in 0..32 {
+                self.vin32[m].next = self.vin32[m].val().replace_bit(j, self.plane_hi[j].val().get_bit(31 - m));
+            }
+        }
+        if self.load.val() {
+            self.e16[0].next = self.base.val().get_bits::<16>(0);
+            self.e32[0].next = self.base.val();
+            for j in 1..16 {
+                self.e16[j].next = self.vin16[j - 1].val();
+            }
+            for j in 1..8 {
+                self.e32[j].next = self.vin32[j - 1].val();
+            }
         }
         for j in 0..8 {
-            self.x32[j].next = self.e32[j].val();
+            self.grp_q[2 * j].d.next = self.e32[j].val().get_bits::<16>(0);
+            self.grp_q[2 * j + 1].d.next = self.e32[j].val().get_bits::<16>(16);
+        }
+        if (self.load.val() & self.w16.val()) | (!self.load.val() & self.w16_q.q.val()) {
+            for j in 0..16 {
+                self.grp_q[j].d.next = self.e16[j].val();
+            }
+        }
+
+        // ---- DBX, the prefix: the registered group through four Sklansky levels, one per cycle
+        for j in 0..16 {
+            self.x16[j].next = self.grp_q[j].q.val();
+        }
+        for j in 0..8 {
+            self.half_a.next = self.grp_q[2 * j + 1].q.val();
+            self.half_b.next = self.grp_q[2 * j].q.val();
+            self.x32[j].next = (bit_cast::<32, 16>(self.half_a.val()) << 16) | bit_cast::<32, 16>(self.half_b.val());
         }
         for b in 0..8 {
             for t in 0..1 {
