@@ -169,7 +169,8 @@ pub struct BlockRebuild {
     kind_dbx: Constant<Bits<3>> = Constant::new(KIND_DBX.into()),
     kind_zbx: Constant<Bits<3>> = Constant::new(KIND_ZBX.into()),
     kind_raw: Constant<Bits<3>> = Constant::new(KIND_RAW.into()),
-    group_ix: [Constant<Bits<2>>; 4] = constants(1),
+    /// Group indices 0–2, matched against the age to select the next DBX group (1–3) for `grp_q`.
+    group_ix: [Constant<Bits<2>>; 3] = constants(1),
     age_max: Constant<Bits<4>> = Constant::new(AGE_MAX.into()),
     write_age_coded: Constant<Bits<4>> = Constant::new((WRITE_AGE_CODED as u64).into()),
     ready_age_coded: Constant<Bits<4>> = Constant::new(u64::from(READY_AGE_CODED).into()),
