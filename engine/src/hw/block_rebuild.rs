@@ -24,10 +24,11 @@
 //!   groups of 8 words (16 symbols of 16 bits or 8 of 32), one group per cycle: the group
 //!   entering the prefix is selected a cycle ahead into `grp_q` (group 0 straight from the
 //!   inputs with the load, so the base is not held), so level 1 reads flops, not a 4:1 select
-//!   decoded from the age (633.9 ps with that select in front of level 1's adders, 601.9 without,
-//!   on ASAP7); one Sklansky prefix level per cycle (`p1_q`…`p4_q`), then the running offset of the earlier groups is
-//!   added (a one-adder loop, `off_q`: per group one 32-bit adder, cut at bit 16 into two
-//!   16-bit sums at 16-bit symbols, so no width mux follows it) and the group's sums registered
+//!   decoded from the age (633.9 ps with that select in front of level 1's adders, 601.9
+//!   without, on ASAP7); one Sklansky prefix level per cycle (`p1_q`…`p4_q`), then the
+//!   running offset of the earlier groups is added (a one-adder loop, `off_q`: per group one
+//!   32-bit adder, cut at bit 16 into two 16-bit sums at 16-bit symbols, so no width mux
+//!   follows it) and the group's sums registered
 //!   (`gs_q`, so the words' write mux is off the adder's path: 691.3 ps with it, 624.7 without,
 //!   601.8 with the single cut adder, on ASAP7), written as
 //!   words a cycle later; a cycle after that its symbols are checked: the carry out of
